@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Config is the installation's configuration, read from flags and SWITCHBOARD_* variables (a
+// flag wins over its variable). cmd/ is the only package that reads either.
+type Config struct {
+	// DataDir holds the SQLite database and the generated TLS pair. Defaults to ./data.
+	DataDir string
+	// DatabaseURL selects the database: postgres://… for PostgreSQL, otherwise a SQLite path.
+	// Defaults to DataDir/switchboard.db.
+	DatabaseURL string
+	// Listen is the TLS listener's address. Defaults to 127.0.0.1:8443.
+	Listen string
+	// PlainListen is an optional plain-HTTP listener that refuses requests with https_required
+	// unless they come from a trusted proxy. Defaults to none.
+	PlainListen string
+	// TrustedProxies are comma-separated CIDRs of TLS-terminating proxies. Defaults to none.
+	TrustedProxies []netip.Prefix
+	// TLSCert and TLSKey are PEM files. Defaults to a self-signed pair in DataDir/tls.
+	TLSCert, TLSKey string
+	// PublicURL is the base URL clients and handsets reach; the `iss` of user tokens.
+	// Defaults to https://<Listen>.
+	PublicURL string
+	// LogLevel is debug, info, warn or error. Defaults to info.
+	LogLevel slog.Level
+	// AutoMigrate applies pending migrations when serve starts. Defaults to true.
+	AutoMigrate bool
+	// RateLimit and RateBurst are the per-key token bucket. Default 100/s and 200.
+	RateLimit float64
+	RateBurst int
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv("SWITCHBOARD_" + name); ok {
+		return v
+	}
+	return def
+}
+
+// bindConfig registers the configuration flags on fs with their environment defaults; the
+// returned function finishes and validates the Config after fs.Parse.
+func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
+	c := &Config{}
+	var level, proxies, autoMigrate, rateLimit, rateBurst string
+	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./data"), "data directory (SWITCHBOARD_DATA_DIR)")
+	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL or SQLite path (SWITCHBOARD_DATABASE_URL); default: <data-dir>/switchboard.db")
+	fs.StringVar(&c.Listen, "listen", env("LISTEN", "127.0.0.1:8443"), "TLS listen address (SWITCHBOARD_LISTEN)")
+	fs.StringVar(&c.PlainListen, "plain-listen", env("PLAIN_LISTEN", ""), "optional plain-HTTP listen address (SWITCHBOARD_PLAIN_LISTEN)")
+	fs.StringVar(&proxies, "trusted-proxies", env("TRUSTED_PROXIES", ""), "comma-separated CIDRs of TLS-terminating proxies (SWITCHBOARD_TRUSTED_PROXIES)")
+	fs.StringVar(&c.TLSCert, "tls-cert", env("TLS_CERT", ""), "PEM certificate (SWITCHBOARD_TLS_CERT); default: self-signed in <data-dir>/tls")
+	fs.StringVar(&c.TLSKey, "tls-key", env("TLS_KEY", ""), "PEM private key (SWITCHBOARD_TLS_KEY)")
+	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "public base URL (SWITCHBOARD_PUBLIC_URL); default: https://<listen>")
+	fs.StringVar(&level, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (SWITCHBOARD_LOG_LEVEL)")
+	fs.StringVar(&autoMigrate, "auto-migrate", env("AUTO_MIGRATE", "true"), "apply pending migrations on start (SWITCHBOARD_AUTO_MIGRATE)")
+	fs.StringVar(&rateLimit, "rate-limit", env("RATE_LIMIT", "100"), "requests per second per API key; 0 disables (SWITCHBOARD_RATE_LIMIT)")
+	fs.StringVar(&rateBurst, "rate-burst", env("RATE_BURST", "200"), "burst per API key (SWITCHBOARD_RATE_BURST)")
+	return c, func() error {
+		if c.DatabaseURL == "" {
+			c.DatabaseURL = filepath.Join(c.DataDir, "switchboard.db")
+		}
+		if c.PublicURL == "" {
+			c.PublicURL = "https://" + c.Listen
+		}
+		if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
+			return fmt.Errorf("SWITCHBOARD_LOG_LEVEL / --log-level: %q is not debug, info, warn or error", level)
+		}
+		b, err := strconv.ParseBool(autoMigrate)
+		if err != nil {
+			return fmt.Errorf("SWITCHBOARD_AUTO_MIGRATE / --auto-migrate: %q is not true or false", autoMigrate)
+		}
+		c.AutoMigrate = b
+		if c.RateLimit, err = strconv.ParseFloat(rateLimit, 64); err != nil || c.RateLimit < 0 {
+			return fmt.Errorf("SWITCHBOARD_RATE_LIMIT / --rate-limit: %q is not a non-negative number", rateLimit)
+		}
+		if c.RateBurst, err = strconv.Atoi(rateBurst); err != nil || c.RateBurst < 1 {
+			return fmt.Errorf("SWITCHBOARD_RATE_BURST / --rate-burst: %q is not a positive integer", rateBurst)
+		}
+		for _, p := range strings.Split(proxies, ",") {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			prefix, err := netip.ParsePrefix(p)
+			if err != nil {
+				return fmt.Errorf("SWITCHBOARD_TRUSTED_PROXIES / --trusted-proxies: %q is not a CIDR", p)
+			}
+			c.TrustedProxies = append(c.TrustedProxies, prefix)
+		}
+		if (c.TLSCert == "") != (c.TLSKey == "") {
+			return errors.New("SWITCHBOARD_TLS_CERT and SWITCHBOARD_TLS_KEY must be set together")
+		}
+		return nil
+	}
+}

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/switchboard/switchboard/gen"
+	"github.com/switchboard/switchboard/store"
+)
+
+// page converts a list operation's query parameters.
+func page(after *gen.After, before *gen.Before, limit *gen.Limit) store.Page {
+	var p store.Page
+	if after != nil {
+		p.After = *after
+	}
+	if before != nil {
+		p.Before = *before
+	}
+	if limit != nil {
+		p.Limit = *limit
+	}
+	return p
+}
+
+func pagination(c store.Cursors) gen.Pagination {
+	return gen.Pagination{NextCursor: c.Next, PreviousCursor: c.Previous}
+}
+
+func mapSlice[S, D any](in []S, f func(*S) D) []D {
+	out := make([]D, len(in))
+	for i := range in {
+		out[i] = f(&in[i])
+	}
+	return out
+}
+
+func metadataOut(m store.Metadata) gen.Metadata {
+	if m == nil {
+		return gen.Metadata{}
+	}
+	return gen.Metadata(m)
+}
+
+func metadataIn(m *gen.Metadata) store.Metadata {
+	if m == nil {
+		return nil
+	}
+	out := store.Metadata(*m)
+	if out == nil {
+		out = store.Metadata{}
+	}
+	return out
+}
+
+// mergeJSON overlays the object patch onto the object base, recursing into nested objects, so a
+// PATCH of organization.address.line2 keeps the rest of the address.
+func mergeJSON(base string, patch any) (string, error) {
+	var dst map[string]any
+	if err := json.Unmarshal([]byte(base), &dst); err != nil || dst == nil {
+		dst = map[string]any{}
+	}
+	b, err := json.Marshal(patch)
+	if err != nil {
+		return "", fmt.Errorf("encode patch: %w", err)
+	}
+	var src map[string]any
+	if err := json.Unmarshal(b, &src); err != nil {
+		return "", fmt.Errorf("decode patch: %w", err)
+	}
+	var merge func(dst, src map[string]any)
+	merge = func(dst, src map[string]any) {
+		for k, v := range src {
+			sub, isObj := v.(map[string]any)
+			cur, curObj := dst[k].(map[string]any)
+			if isObj && curObj {
+				merge(cur, sub)
+				continue
+			}
+			dst[k] = v
+		}
+	}
+	merge(dst, src)
+	out, err := json.Marshal(dst)
+	return string(out), err
+}

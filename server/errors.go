@@ -1,0 +1,234 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+// statusOf maps every error type the API answers with to its HTTP status. An error type that is
+// missing here is a programming error and answers 500.
+var statusOf = map[string]int{
+	service.TypeInvalidJSON:      http.StatusBadRequest,
+	"missing_api_key":            http.StatusUnauthorized,
+	"invalid_api_key":            http.StatusUnauthorized,
+	"demo_api_key":               http.StatusForbidden,
+	"platform_locked":            http.StatusForbidden,
+	"demo_message_limit":         http.StatusForbidden,
+	"https_required":             http.StatusForbidden,
+	service.TypeNotFound:         http.StatusNotFound,
+	"method_not_allowed":         http.StatusMethodNotAllowed,
+	service.TypeConflict:         http.StatusConflict,
+	"already_verified":           http.StatusConflict,
+	"idempotency_key_in_use":     http.StatusConflict,
+	"request_too_large":          http.StatusRequestEntityTooLarge,
+	"unsupported_media_type":     http.StatusUnsupportedMediaType,
+	service.TypeValidation:       http.StatusUnprocessableEntity,
+	"idempotency_key_reused":     http.StatusUnprocessableEntity,
+	"opted_out":                  http.StatusUnprocessableEntity,
+	"outbound_disabled":          http.StatusUnprocessableEntity,
+	"no_phone_number":            http.StatusUnprocessableEntity,
+	"phone_number_not_found":     http.StatusUnprocessableEntity,
+	"campaign_required":          http.StatusUnprocessableEntity,
+	"toll_free_unverified":       http.StatusUnprocessableEntity,
+	"short_code_not_purchasable": http.StatusUnprocessableEntity,
+	"number_not_available":       http.StatusUnprocessableEntity,
+	service.TypeAccountArchived:  http.StatusUnprocessableEntity,
+	"message_too_long":           http.StatusUnprocessableEntity,
+	"attachment_unreachable":     http.StatusUnprocessableEntity,
+	"rate_limited":               http.StatusTooManyRequests,
+	"internal_error":             http.StatusInternalServerError,
+	service.TypeNotImplemented:   http.StatusNotImplemented,
+	"not_ready": http.StatusServiceUnavailable,
+}
+
+// errorBody is the spec's error envelope.
+type errorBody struct {
+	Error errorObject `json:"error"`
+}
+
+type errorObject struct {
+	Type    string         `json:"type"`
+	Message string         `json:"message"`
+	Detail  map[string]any `json:"detail,omitempty"`
+}
+
+// toAPIError reduces any error to the one the client sees.
+func toAPIError(err error) *service.Error {
+	var (
+		se      *service.Error
+		cursor  *store.CursorError
+		httpErr *echo.HTTPError
+	)
+	switch {
+	case errors.As(err, &se):
+		return se
+	case errors.Is(err, store.ErrNotFound):
+		return &service.Error{Type: service.TypeNotFound, Message: "No such resource."}
+	case errors.As(err, &cursor):
+		return service.Invalid(cursor.Param, "is not a cursor returned by this API")
+	case errors.As(err, &httpErr):
+		return fromHTTPError(httpErr)
+	}
+	return nil
+}
+
+func fromHTTPError(he *echo.HTTPError) *service.Error {
+	if he.Internal != nil {
+		if se := toAPIError(he.Internal); se != nil {
+			return se
+		}
+	}
+	msg := fmt.Sprint(he.Message)
+	switch he.Code {
+	case http.StatusNotFound:
+		return &service.Error{Type: service.TypeNotFound, Message: "No such route."}
+	case http.StatusMethodNotAllowed:
+		return &service.Error{Type: "method_not_allowed", Message: "This route does not accept this method."}
+	case http.StatusRequestEntityTooLarge:
+		return &service.Error{Type: "request_too_large", Message: "The request body is larger than 1 MiB."}
+	case http.StatusUnsupportedMediaType:
+		return &service.Error{Type: "unsupported_media_type", Message: "Request bodies must be application/json."}
+	case http.StatusBadRequest:
+		return &service.Error{Type: service.TypeInvalidJSON, Message: "The request body is not valid JSON: " + msg}
+	case http.StatusTooManyRequests:
+		return &service.Error{Type: "rate_limited", Message: "Too many requests."}
+	}
+	return nil
+}
+
+// handleError is Echo's HTTPErrorHandler: every error, from any layer, leaves here in the envelope.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	apiErr := toAPIError(err)
+	status := http.StatusInternalServerError
+	if apiErr != nil {
+		if st, ok := statusOf[apiErr.Type]; ok {
+			status = st
+		} else {
+			s.log.Error("error type without a status", "type", apiErr.Type)
+			apiErr = nil
+		}
+	}
+	if apiErr == nil {
+		s.log.Error("internal error", "request_id", requestID(c), "method", c.Request().Method,
+			"path", c.Request().URL.Path, "err", err)
+		apiErr = &service.Error{Type: "internal_error", Message: "An internal error occurred. Quote the X-Request-Id header when reporting it."}
+	}
+	if status == http.StatusConflict {
+		c.Response().Header().Set("X-Should-Retry", "false")
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	if werr := c.JSON(status, errorBody{Error: errorObject{Type: apiErr.Type, Message: apiErr.Message, Detail: apiErr.Detail}}); werr != nil {
+		s.log.Debug("write error response", "err", werr)
+	}
+}
+
+func requestID(c echo.Context) string {
+	return c.Response().Header().Get(echo.HeaderXRequestID)
+}
+
+// validationError turns the request validator's findings into one validation_error whose detail
+// maps each field path to its messages, or into invalid_json when the body did not parse.
+func validationError(me openapi3.MultiError) *echo.HTTPError {
+	detail := map[string]any{}
+	add := func(field, msg string) {
+		list, _ := detail[field].([]string)
+		detail[field] = append(list, msg)
+	}
+	var walk func(err error, field string)
+	walk = func(err error, field string) {
+		switch e := err.(type) {
+		case openapi3.MultiError:
+			for _, inner := range e {
+				walk(inner, field)
+			}
+		case *openapi3filter.RequestError:
+			switch {
+			case e.Parameter != nil:
+				field = e.Parameter.Name
+			case e.RequestBody != nil:
+				field = ""
+			}
+			if e.Err == nil {
+				add(orBody(field), e.Reason)
+				return
+			}
+			walk(e.Err, field)
+		case *openapi3.SchemaError:
+			path := strings.Join(e.JSONPointer(), ".")
+			if m := unsupportedProperty.FindStringSubmatch(e.Reason); m != nil {
+				path = strings.TrimPrefix(path+"."+m[1], ".")
+				add(joinField(field, path), "is not a recognized field")
+				return
+			}
+			add(orBody(joinField(field, path)), describeSchemaError(e))
+		case *openapi3filter.ParseError:
+			add(orBody(field), "cannot be parsed: "+e.Reason)
+		default:
+			add(orBody(field), err.Error())
+		}
+	}
+	for _, err := range me {
+		var reqErr *openapi3filter.RequestError
+		var parse *openapi3filter.ParseError
+		if errors.As(err, &reqErr) && reqErr.RequestBody != nil && errors.As(err, &parse) {
+			return &echo.HTTPError{Code: http.StatusBadRequest, Internal: &service.Error{
+				Type: service.TypeInvalidJSON, Message: "The request body is not valid JSON."}}
+		}
+		walk(err, "")
+	}
+	return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Internal: &service.Error{
+		Type: service.TypeValidation, Message: "The request is invalid; see detail for each field.", Detail: detail}}
+}
+
+var unsupportedProperty = regexp.MustCompile(`^property "(.+)" is unsupported$`)
+
+func joinField(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "." + b
+}
+
+func orBody(field string) string {
+	if field == "" {
+		return "body"
+	}
+	return field
+}
+
+// describeSchemaError words a schema failure for API users, naming the format that a pattern stands for.
+func describeSchemaError(e *openapi3.SchemaError) string {
+	if e.SchemaField == "pattern" && e.Schema != nil {
+		if what := patternNames[e.Schema.Pattern]; what != "" {
+			return "is not a valid " + what
+		}
+		if p := e.Schema.Pattern; strings.HasPrefix(p, "^") && strings.Contains(p, "_[0-7]") {
+			return "is not a valid " + strings.TrimPrefix(p[:strings.Index(p, "_[0-7]")], "^") + "_ id"
+		}
+	}
+	return e.Reason
+}
+
+var patternNames = map[string]string{
+	`^\+[1-9]\d{6,14}$`: "E.164 phone number",
+	`^\d{5,6}$`:         "short code",
+}

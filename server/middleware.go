@@ -1,0 +1,205 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+// observe is the outermost middleware: it renders any error so the final status is known, then
+// records metrics, the access log and, for authenticated requests, the API log.
+func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		if err := next(c); err != nil {
+			c.Error(err)
+		}
+		elapsed := time.Since(start)
+		status := c.Response().Status
+		op := s.operationOf(c)
+		s.metrics.requests.WithLabelValues(op, c.Request().Method, strconv.Itoa(status)).Inc()
+		s.metrics.latency.WithLabelValues(op, c.Request().Method).Observe(elapsed.Seconds())
+		p := principal(c.Request().Context())
+		if p.KeyID != "" {
+			s.apiLogs.record(store.APILog{
+				ProjectID: p.ProjectID, KeyID: p.KeyID, RequestID: requestID(c),
+				Method: c.Request().Method, Path: c.Request().URL.Path, Status: status,
+				DurationMicros: elapsed.Microseconds(), CreatedAt: start.UTC(),
+			})
+		}
+		s.log.Debug("request", "request_id", requestID(c), "method", c.Request().Method,
+			"path", c.Request().URL.Path, "status", status, "duration", elapsed, "key_id", p.KeyID)
+		return nil
+	}
+}
+
+// authenticate resolves the bearer API key of every non-public route to a principal, and refuses
+// missing, unknown, revoked, locked and (outside sends) demo keys. Unknown routes pass through so
+// that they answer 404/405.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		route := c.Request().Method + " " + c.Path()
+		if _, known := s.routes[route]; !known || s.public[route] {
+			return next(c)
+		}
+		header := c.Request().Header.Get(echo.HeaderAuthorization)
+		if header == "" {
+			return &service.Error{Type: "missing_api_key", Message: "No API key provided. Send it as 'Authorization: Bearer <API_KEY>'."}
+		}
+		scheme, secret, _ := strings.Cut(header, " ")
+		secret = strings.TrimSpace(secret)
+		if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+			return &service.Error{Type: "invalid_api_key", Message: "The Authorization header must be 'Bearer <API_KEY>'."}
+		}
+		if !strings.HasPrefix(secret, "sk_live_") && !strings.HasPrefix(secret, "sk_demo_") {
+			return &service.Error{Type: "invalid_api_key", Message: "Invalid API key."}
+		}
+		p, err := s.store.Authenticate(c.Request().Context(), secret)
+		if errors.Is(err, store.ErrNotFound) {
+			return &service.Error{Type: "invalid_api_key", Message: "Invalid API key."}
+		}
+		if err != nil {
+			return err
+		}
+		if p.Locked {
+			return &service.Error{Type: "platform_locked", Message: "This project is locked. Contact the operator of this installation."}
+		}
+		if p.Demo && !demoRoutes[route] {
+			return &service.Error{Type: "demo_api_key", Message: "Demo API keys can only send messages through the demo number; use a live key."}
+		}
+		c.SetRequest(c.Request().WithContext(withPrincipal(c.Request().Context(), p)))
+		return next(c)
+	}
+}
+
+// demoRoutes are the only operations a demo key may call.
+var demoRoutes = map[string]bool{"POST /accounts/:account_id/messages": true}
+
+// rateLimiter is a token bucket per API key. Limits are per instance.
+type rateLimiter struct {
+	limit rate.Limit
+	burst int
+	mu    sync.Mutex
+	keys  map[string]*rate.Limiter
+}
+
+func (r *rateLimiter) limiter(key string) *rate.Limiter {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := r.keys[key]
+	if l == nil {
+		l = rate.NewLimiter(r.limit, r.burst)
+		r.keys[key] = l
+	}
+	return l
+}
+
+func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p := principal(c.Request().Context())
+		if p.KeyID == "" || s.rates.limit <= 0 {
+			return next(c)
+		}
+		l := s.rates.limiter(p.KeyID)
+		now := s.now()
+		h := c.Response().Header()
+		h.Set("RateLimit-Limit", strconv.Itoa(int(s.rates.limit)))
+		if !l.AllowN(now, 1) {
+			wait := time.Duration(float64(time.Second) / float64(s.rates.limit))
+			if r := l.ReserveN(now, 1); r.OK() {
+				wait = r.DelayFrom(now)
+				r.CancelAt(now)
+			}
+			secs := strconv.Itoa(int(math.Ceil(wait.Seconds())))
+			h.Set("Retry-After", secs)
+			h.Set("RateLimit-Remaining", "0")
+			h.Set("RateLimit-Reset", secs)
+			return &service.Error{Type: "rate_limited", Message: "Too many requests for this API key; retry after the Retry-After header's seconds."}
+		}
+		h.Set("RateLimit-Remaining", strconv.Itoa(int(l.TokensAt(now))))
+		return next(c)
+	}
+}
+
+// idempotency replays the first response to a POST that repeats an Idempotency-Key with the same
+// body, and refuses a reuse with another body or while the first is still in flight.
+func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		key := c.Request().Header.Get("Idempotency-Key")
+		p := principal(c.Request().Context())
+		if c.Request().Method != http.MethodPost || key == "" || p.ProjectID == "" {
+			return next(c)
+		}
+		if len(key) > 255 {
+			return service.Invalid("Idempotency-Key", "must be at most 255 characters")
+		}
+		body, err := io.ReadAll(c.Request().Body)
+		if err != nil {
+			return fmt.Errorf("read body: %w", err)
+		}
+		c.Request().Body = io.NopCloser(bytes.NewReader(body))
+		sum := sha256.Sum256(append([]byte(c.Request().Method+" "+c.Request().URL.Path+"\n"), body...))
+		hash := hex.EncodeToString(sum[:])
+		ctx := c.Request().Context()
+		prior, err := s.store.ClaimIdempotencyKey(ctx, p.ProjectID, key, hash, s.idempotencyTTL)
+		if err != nil {
+			return err
+		}
+		if prior != nil {
+			switch {
+			case prior.Status == 0:
+				return &service.Error{Type: "idempotency_key_in_use", Message: "A request with this Idempotency-Key is still in progress."}
+			case prior.RequestHash != hash:
+				return &service.Error{Type: "idempotency_key_reused", Message: "This Idempotency-Key was used with a different request."}
+			}
+			c.Response().Header().Set("Idempotent-Replayed", "true")
+			return c.Blob(prior.Status, prior.ContentType, prior.Body)
+		}
+		rec := &recorder{ResponseWriter: c.Response().Writer}
+		c.Response().Writer = rec
+		if err := next(c); err != nil {
+			c.Error(err)
+		}
+		// The response is written: a failure to record it is logged, not returned. The client has
+		// its answer; a retry with this key then waits out the claim.
+		ctx = context.WithoutCancel(ctx)
+		status := c.Response().Status
+		if status >= 500 {
+			err = s.store.ReleaseIdempotencyKey(ctx, p.ProjectID, key)
+		} else {
+			err = s.store.CompleteIdempotencyKey(ctx, p.ProjectID, key, status,
+				c.Response().Header().Get(echo.HeaderContentType), rec.body.Bytes())
+		}
+		if err != nil {
+			s.log.Error("record idempotent response", "request_id", requestID(c), "err", err)
+		}
+		return nil
+	}
+}
+
+// recorder keeps a copy of a response body while writing it through.
+type recorder struct {
+	http.ResponseWriter
+	body bytes.Buffer
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
+}

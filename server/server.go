@@ -1,0 +1,179 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	echomw "github.com/oapi-codegen/echo-middleware"
+	"golang.org/x/time/rate"
+
+	"github.com/switchboard/switchboard/gen"
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+// Config wires a Server to its dependencies.
+type Config struct {
+	// Store is the database. Required.
+	Store *store.Store
+	// Tokens issues user tokens. Required.
+	Tokens *service.Tokens
+	// Logger receives access and error logs. Defaults to slog.Default().
+	Logger *slog.Logger
+	// RateLimit is the sustained requests per second allowed per API key. Defaults to 100;
+	// negative disables rate limiting.
+	RateLimit float64
+	// RateBurst is the token bucket's size. Defaults to 200.
+	RateBurst int
+	// IdempotencyTTL is how long an Idempotency-Key's response is replayed. Defaults to 24 h.
+	IdempotencyTTL time.Duration
+	// Now is the clock. Defaults to time.Now.
+	Now func() time.Time
+}
+
+// Server is the HTTP API: an Echo instance with Switchboard's middleware and handlers.
+type Server struct {
+	echo           *echo.Echo
+	store          *store.Store
+	tokens         *service.Tokens
+	log            *slog.Logger
+	now            func() time.Time
+	metrics        *metrics
+	apiLogs        *apiLogWriter
+	rates          *rateLimiter
+	idempotencyTTL time.Duration
+
+	// routes maps "METHOD /echo/:path" to its OpenAPI operationId; public marks the routes
+	// that need no API key (security: [] in the spec).
+	routes map[string]string
+	public map[string]bool
+}
+
+// New builds the API server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil || cfg.Tokens == nil {
+		return nil, errors.New("server: Config needs Store and Tokens")
+	}
+	s := &Server{
+		store: cfg.Store, tokens: cfg.Tokens, log: cfg.Logger, now: cfg.Now,
+		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL,
+		routes: map[string]string{}, public: map[string]bool{},
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.idempotencyTTL == 0 {
+		s.idempotencyTTL = 24 * time.Hour
+	}
+	limit, burst := cfg.RateLimit, cfg.RateBurst
+	if limit == 0 {
+		limit = 100
+	}
+	if burst == 0 {
+		burst = 200
+	}
+	s.rates = &rateLimiter{limit: rate.Limit(limit), burst: burst, keys: map[string]*rate.Limiter{}}
+
+	defineFormats.Do(func() {
+		openapi3.DefineStringFormatValidator("email", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForEmail))
+		openapi3.DefineStringFormatCallback("uri", func(v string) error {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return errors.New("is not an absolute http(s) URL")
+			}
+			return nil
+		})
+	})
+	spec, err := gen.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("server: load embedded spec: %w", err)
+	}
+	s.indexRoutes(spec)
+	s.apiLogs = newAPILogWriter(cfg.Store, s.log, s.metrics.apiLogsDropped)
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(
+		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: func() string { return store.NewID("req") }}),
+		s.observe,
+		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.log.Error("panic", "request_id", requestID(c), "err", err, "stack", string(stack))
+			return err
+		}}),
+		middleware.BodyLimit("1M"),
+		s.authenticate,
+		s.rateLimit,
+		echomw.OapiRequestValidatorWithOptions(spec, &echomw.Options{
+			DoNotValidateServers: true,
+			Options: openapi3filter.Options{
+				MultiError:         true,
+				AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+			},
+			MultiErrorHandler: validationError,
+			ErrorHandler: func(_ echo.Context, err *echo.HTTPError) error {
+				return err
+			},
+		}),
+		s.idempotency,
+	)
+	gen.RegisterHandlers(e, gen.NewStrictHandler(s, nil))
+	s.echo = e
+	return s, nil
+}
+
+// defineFormats registers, once per process (kin-openapi keeps them globally), the validators
+// of the string formats the contract uses.
+var defineFormats sync.Once
+
+// indexRoutes records each operation's Echo route, operationId and whether it is public.
+func (s *Server) indexRoutes(spec *openapi3.T) {
+	for path, item := range spec.Paths.Map() {
+		echoPath := path
+		for strings.Contains(echoPath, "{") {
+			i, j := strings.Index(echoPath, "{"), strings.Index(echoPath, "}")
+			echoPath = echoPath[:i] + ":" + echoPath[i+1:j] + echoPath[j+1:]
+		}
+		for method, op := range item.Operations() {
+			key := method + " " + echoPath
+			s.routes[key] = op.OperationID
+			if op.Security != nil && len(*op.Security) == 0 {
+				s.public[key] = true
+			}
+		}
+	}
+}
+
+// operationOf names a request's operation for metrics: its operationId, or "unknown".
+func (s *Server) operationOf(c echo.Context) string {
+	if op, ok := s.routes[c.Request().Method+" "+c.Path()]; ok {
+		return op
+	}
+	return "unknown"
+}
+
+// ServeHTTP makes the Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// FlushLogs writes every API log recorded so far; tests and `switchboard logs` rely on it.
+func (s *Server) FlushLogs() { s.apiLogs.flush() }
+
+// Close stops the background writers after writing what they hold.
+func (s *Server) Close(context.Context) error {
+	s.apiLogs.close()
+	return nil
+}

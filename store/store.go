@@ -1,0 +1,178 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Dialect names the SQL database behind a Store.
+type Dialect string
+
+// The supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Errors the store returns; callers test them with errors.Is.
+var (
+	// ErrNotFound means the row does not exist or belongs to another project.
+	ErrNotFound = errors.New("store: not found")
+	// ErrDuplicate means a unique constraint refused the write.
+	ErrDuplicate = errors.New("store: duplicate")
+)
+
+// CursorError reports a pagination cursor that this store did not issue.
+type CursorError struct {
+	// Param is the query parameter that carried the cursor ("after" or "before").
+	Param string
+}
+
+func (e *CursorError) Error() string { return "store: invalid cursor in " + e.Param }
+
+// Config says how to open a Store.
+type Config struct {
+	// URL is a postgres:// (or postgresql://) URL for PostgreSQL, or a SQLite file path, optionally
+	// prefixed with sqlite://. Required.
+	URL string
+	// MaxOpenConns caps the connection pool. Defaults to 20 on PostgreSQL and 8 on SQLite.
+	MaxOpenConns int
+	// Logger receives slow-query and error logs. Defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Store is the database handle shared by the API and the operator commands.
+type Store struct {
+	db      *gorm.DB
+	dialect Dialect
+	log     *slog.Logger
+}
+
+// Open connects to the database named by cfg.URL. It does not migrate; call Migrate.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("store: database URL is empty")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	gcfg := &gorm.Config{
+		Logger:                 logger.Discard,
+		NowFunc:                func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
+		SkipDefaultTransaction: true,
+		PrepareStmt:            false,
+		TranslateError:         true,
+	}
+	var (
+		db      *gorm.DB
+		err     error
+		dialect Dialect
+		maxOpen = cfg.MaxOpenConns
+	)
+	if strings.HasPrefix(cfg.URL, "postgres://") || strings.HasPrefix(cfg.URL, "postgresql://") {
+		dialect = Postgres
+		gcfg.PrepareStmt = true
+		db, err = gorm.Open(postgres.Open(cfg.URL), gcfg)
+		if maxOpen == 0 {
+			maxOpen = 20
+		}
+	} else {
+		dialect = SQLite
+		path := strings.TrimPrefix(cfg.URL, "sqlite://")
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return nil, fmt.Errorf("store: create database directory: %w", err)
+			}
+		}
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Add("_pragma", "foreign_keys(ON)")
+		q.Set("_txlock", "immediate")
+		db, err = gorm.Open(sqlite.Open("file:"+path+"?"+q.Encode()), gcfg)
+		if maxOpen == 0 {
+			maxOpen = 8
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s database: %w", dialect, err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("store: database handle: %w", err)
+	}
+	sqlDB.SetMaxOpenConns(maxOpen)
+	sqlDB.SetMaxIdleConns(maxOpen)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("store: ping %s database: %w", dialect, err)
+	}
+	return &Store{db: db, dialect: dialect, log: log}, nil
+}
+
+// Dialect reports which database the store talks to.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// DB exposes the gorm handle for packages that share its transactions (the job queue).
+func (s *Store) DB() *gorm.DB { return s.db }
+
+// Ping checks that the database answers; /readyz uses it.
+func (s *Store) Ping(ctx context.Context) error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.PingContext(ctx)
+}
+
+// Close releases the connection pool.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// Tx runs fn in one transaction: committed when fn returns nil, rolled back otherwise.
+func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, dialect: s.dialect, log: s.log})
+	})
+}
+
+func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// translate maps gorm's errors to the store's.
+func translate(err error, what string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	case errors.Is(err, gorm.ErrDuplicatedKey), isUniqueViolation(err):
+		return fmt.Errorf("%s: %w", what, ErrDuplicate)
+	default:
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+}
+
+func isUniqueViolation(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "SQLSTATE 23505")
+}
