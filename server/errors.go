@@ -225,7 +225,18 @@ func describeSchemaError(e *openapi3.SchemaError) string {
 			return "is not a valid " + strings.TrimPrefix(p[:strings.Index(p, "_[0-7]")], "^") + "_ id"
 		}
 	}
+	if e.SchemaField == "format" && e.Schema != nil {
+		if what := formatNames[e.Schema.Format]; what != "" {
+			return "is not a valid " + what
+		}
+	}
 	return e.Reason
+}
+
+var formatNames = map[string]string{
+	"email":     "email address",
+	"uri":       "absolute http(s) URL",
+	"date-time": "RFC 3339 date-time",
 }
 
 var patternNames = map[string]string{

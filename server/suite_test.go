@@ -1,0 +1,223 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+
+	"github.com/switchboard/switchboard/server"
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+func TestServer(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Server Suite")
+}
+
+var (
+	// st is the suite's database: SQLite, or PostgreSQL when SWITCHBOARD_TEST_DATABASE_URL is set.
+	st *store.Store
+	// clock is the suite's controllable clock; tokens and the API read it.
+	clock = &testClock{}
+	// tokens is the token service of api.
+	tokens *service.Tokens
+	// api is the server under test, with rate limiting off (specs that test it build their own).
+	api *server.Server
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var cleanup func()
+	var err error
+	st, cleanup, err = store.OpenTest(ctx, GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cleanup)
+	GinkgoWriter.Printf("database: %s\n", st.Dialect())
+	tokens, err = service.NewTokens(st, "https://switchboard.test", clock.Now)
+	Expect(err).NotTo(HaveOccurred())
+	api = newAPI(server.Config{RateLimit: -1})
+})
+
+// newAPI builds a server over the suite's store and clock; cfg supplies anything else.
+func newAPI(cfg server.Config) *server.Server {
+	cfg.Store, cfg.Tokens, cfg.Now = st, tokens, clock.Now
+	if os.Getenv("SWITCHBOARD_TEST_LOGS") == "" {
+		cfg.Logger = discardLogger()
+	}
+	s, err := server.New(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx context.Context) { Expect(s.Close(ctx)).To(Succeed()) })
+	return s
+}
+
+// testClock is a clock that follows real time plus an offset that specs can advance.
+type testClock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+// Advance moves the clock forward; DeferCleanup resets it.
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.offset += d
+	c.mu.Unlock()
+	DeferCleanup(func() { c.mu.Lock(); c.offset -= d; c.mu.Unlock() })
+}
+
+// tenant is a project with a live API key, the usual caller of a spec.
+type tenant struct {
+	ProjectID string
+	KeyID     string
+	Key       string
+	api       *server.Server
+}
+
+// newTenant creates a fresh project and live key, so specs never see each other's data.
+func newTenant() *tenant {
+	ctx := context.Background()
+	p, err := st.CreateProject(ctx, "spec "+CurrentSpecReport().LeafNodeText)
+	Expect(err).NotTo(HaveOccurred())
+	k, secret, err := st.CreateAPIKey(ctx, p.ID, false)
+	Expect(err).NotTo(HaveOccurred())
+	return &tenant{ProjectID: p.ID, KeyID: k.ID, Key: secret, api: api}
+}
+
+// withKey returns the same project calling with another key secret (a demo key, a revoked key, ...).
+func (t *tenant) withKey(secret string) *tenant {
+	c := *t
+	c.Key = secret
+	return &c
+}
+
+// response is an answer of the API.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body as a JSON object.
+func (r *response) JSON() map[string]any {
+	var m map[string]any
+	ExpectWithOffset(1, json.Unmarshal(r.Body, &m)).To(Succeed(), "body: %s", r.Body)
+	return m
+}
+
+// Into decodes the body into v.
+func (r *response) Into(v any) {
+	ExpectWithOffset(1, json.Unmarshal(r.Body, v)).To(Succeed(), "body: %s", r.Body)
+}
+
+func (r *response) String() string { return fmt.Sprintf("%d %s", r.Status, r.Body) }
+
+// request sends a request through the whole Echo stack in-process. body may be nil, a string or
+// []byte (sent as is) or any other value (sent as JSON). headers are name, value pairs.
+func (t *tenant) request(method, path string, body any, headers ...string) *response {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		ExpectWithOffset(1, err).NotTo(HaveOccurred())
+		rd = bytes.NewReader(j)
+	}
+	req := httptest.NewRequest(method, "https://switchboard.test"+path, rd)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if t.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+t.Key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+			continue
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	t.api.ServeHTTP(rec, req)
+	return &response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+}
+
+func (t *tenant) get(path string, headers ...string) *response {
+	return t.request(http.MethodGet, path, nil, headers...)
+}
+
+func (t *tenant) post(path string, body any, headers ...string) *response {
+	return t.request(http.MethodPost, path, body, headers...)
+}
+
+func (t *tenant) patch(path string, body any, headers ...string) *response {
+	return t.request(http.MethodPatch, path, body, headers...)
+}
+
+func (t *tenant) delete(path string, headers ...string) *response {
+	return t.request(http.MethodDelete, path, nil, headers...)
+}
+
+// createAccount creates an account and returns its id.
+func (t *tenant) createAccount(name string) string {
+	r := t.post("/accounts", map[string]any{"name": name})
+	ExpectWithOffset(1, r).To(HaveStatus(http.StatusCreated))
+	return r.JSON()["id"].(string)
+}
+
+// HaveStatus matches a response's status code, printing the body when it does not.
+func HaveStatus(code int) types.GomegaMatcher {
+	return WithTransform(func(r *response) int { return r.Status }, Equal(code))
+}
+
+// HaveError matches an error response: its status and the envelope's error type, with a message.
+func HaveError(code int, typ string) types.GomegaMatcher {
+	return SatisfyAll(
+		HaveStatus(code),
+		WithTransform(func(r *response) map[string]any {
+			var m map[string]any
+			if json.Unmarshal(r.Body, &m) != nil {
+				return nil
+			}
+			e, _ := m["error"].(map[string]any)
+			return e
+		}, SatisfyAll(HaveKeyWithValue("type", typ), HaveKeyWithValue("message", Not(BeEmpty())))),
+	)
+}
+
+// HaveFieldError matches a 422 validation_error whose detail names field.
+func HaveFieldError(field string) types.GomegaMatcher {
+	return SatisfyAll(
+		HaveError(http.StatusUnprocessableEntity, "validation_error"),
+		WithTransform(func(r *response) map[string]any {
+			var m struct {
+				Error struct {
+					Detail map[string]any `json:"detail"`
+				} `json:"error"`
+			}
+			_ = json.Unmarshal(r.Body, &m)
+			return m.Error.Detail
+		}, HaveKeyWithValue(field, Not(BeEmpty()))),
+	)
+}
