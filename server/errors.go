@@ -184,6 +184,11 @@ func validationError(me openapi3.MultiError) *echo.HTTPError {
 		}
 	}
 	for _, err := range me {
+		// A body without Content-Length that outgrows the limit fails while the validator reads it.
+		var tooLarge *echo.HTTPError
+		if errors.As(err, &tooLarge) && tooLarge.Code == http.StatusRequestEntityTooLarge {
+			return tooLarge
+		}
 		var reqErr *openapi3filter.RequestError
 		var parse *openapi3filter.ParseError
 		if errors.As(err, &reqErr) && reqErr.RequestBody != nil && errors.As(err, &parse) {

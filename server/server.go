@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -97,6 +99,7 @@ func New(cfg Config) (*Server, error) {
 			}
 			return nil
 		})
+		openapi3filter.RegisterBodyDecoder("application/json", strictJSONBody)
 	})
 	spec, err := gen.GetSwagger()
 	if err != nil {
@@ -120,6 +123,12 @@ func New(cfg Config) (*Server, error) {
 		s.rateLimit,
 		echomw.OapiRequestValidatorWithOptions(spec, &echomw.Options{
 			DoNotValidateServers: true,
+			// Unknown routes and methods go on to Echo's router, which answers 404, or 405 with
+			// the Allow header that RFC 9110 requires.
+			Skipper: func(c echo.Context) bool {
+				_, known := s.routes[c.Request().Method+" "+c.Path()]
+				return !known
+			},
 			Options: openapi3filter.Options{
 				MultiError:         true,
 				AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
@@ -137,8 +146,23 @@ func New(cfg Config) (*Server, error) {
 }
 
 // defineFormats registers, once per process (kin-openapi keeps them globally), the validators
-// of the string formats the contract uses.
+// of the string formats the contract uses and the JSON body decoder.
 var defineFormats sync.Once
+
+// strictJSONBody decodes a JSON request body as kin-openapi's own decoder does, but refuses
+// anything after the first value: `{"a":1}{"a":2}` is not JSON and answers 400 invalid_json.
+func strictJSONBody(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	var v any
+	dec := json.NewDecoder(body)
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: errors.New("unexpected data after the JSON value")}
+	}
+	return v, nil
+}
 
 // indexRoutes records each operation's Echo route, operationId and whether it is public.
 func (s *Server) indexRoutes(spec *openapi3.T) {

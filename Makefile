@@ -1,0 +1,74 @@
+# Switchboard: `make run` serves the API on the embedded defaults; `make test` runs every test.
+SHELL := /bin/bash
+GO ?= go
+PG_URL ?= postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable
+FUZZTIME ?= 30s
+
+.PHONY: all generate check-generate build run test test-sqlite test-postgres vet fmt-check lint lint-spec bench fuzz ci clean
+
+all: build
+
+## generate: regenerate gen/ from openapi.yaml
+generate:
+	$(GO) generate ./gen
+
+## check-generate: fail when `make generate` changes anything (CI)
+check-generate: generate
+	@if [ -n "$$(git status --porcelain -- gen openapi.yaml)" ]; then \
+		git status --short -- gen openapi.yaml; \
+		echo "make generate changed gen/: commit the regenerated code"; exit 1; fi
+
+## build: the switchboard binary in bin/
+build:
+	$(GO) build -o bin/switchboard ./cmd/switchboard
+
+## run: serve on https://127.0.0.1:8443 with SQLite in ./data, printing a live API key
+run:
+	$(GO) run ./cmd/switchboard serve --dev-key
+
+## test: all tests on SQLite, then on PostgreSQL (started if possible; skipped with a message
+## outside CI when it cannot be, mandatory in CI)
+test: test-sqlite test-postgres
+
+test-sqlite:
+	$(GO) test ./...
+
+test-postgres:
+	@if .ci/postgres "$(PG_URL)"; then \
+		echo "== PostgreSQL suite"; \
+		SWITCHBOARD_TEST_DATABASE_URL='$(PG_URL)' $(GO) test -count=1 ./...; \
+	elif [ -n "$$CI" ]; then \
+		echo "FAIL: PostgreSQL is required in CI and could not be started"; exit 1; \
+	else \
+		echo "SKIPPED: the PostgreSQL suite (no PostgreSQL at $(PG_URL); see above). SQLite results stand."; \
+	fi
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+## lint-spec: lint openapi.yaml with the pinned Redocly CLI
+node_modules/.package-lock.json: package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+
+lint-spec: node_modules/.package-lock.json
+	npx --no-install redocly lint openapi.yaml
+
+lint: vet fmt-check lint-spec
+
+## bench: the load scenarios (SQLite and PostgreSQL); BENCH_FLAGS adds flags, e.g. -scenario api
+bench:
+	@.ci/postgres "$(PG_URL)" || echo "bench: PostgreSQL unavailable; its figures will be skipped"
+	$(GO) run ./cmd/bench $(BENCH_FLAGS)
+
+## fuzz: fuzz the request handling stack for FUZZTIME
+fuzz:
+	$(GO) test -run XXX -fuzz FuzzRequests -fuzztime $(FUZZTIME) ./server/
+
+## ci: what .ci/run runs
+ci: check-generate vet fmt-check lint-spec test
+
+clean:
+	rm -rf bin

@@ -1,0 +1,171 @@
+// Command bench is Switchboard's load-benchmark harness: it starts the real API in-process over
+// TLS on fresh databases, drives it with a keep-alive client, and prints throughput and latency
+// per scenario and database. `make bench` runs it.
+//
+// It is a measuring tool, not a test: it asserts nothing and never fails on slow figures; it
+// prints them (with the issue's target next to them) for a person to read. The load generator
+// runs in the same process as the server, so both share the machine's cores.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// PostgresURLEnv names the variable that gives the default -pg URL.
+const PostgresURLEnv = "SWITCHBOARD_BENCH_DATABASE_URL"
+
+// defaultPostgresURL is the local PostgreSQL of the development machine and of CI.
+const defaultPostgresURL = "postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// Options are the command line, shared by every scenario.
+type Options struct {
+	// Scenarios are the scenarios to run, in order.
+	Scenarios []string
+	// Databases are "sqlite" and/or "postgres", in order. Defaults to both.
+	Databases []string
+	// PostgresURL is a postgres:// URL of a role that may create databases; each run gets a fresh
+	// database that is dropped afterwards. Defaults to $SWITCHBOARD_BENCH_DATABASE_URL, else the
+	// local postgres:postgres@127.0.0.1:5432.
+	PostgresURL string
+	// Duration is the length of each measured phase. Defaults to the scenario's own (10 s for api).
+	Duration time.Duration
+	// Warmup runs the same load, unmeasured, right before each measured phase. Defaults to 1 s.
+	Warmup time.Duration
+	// Concurrency is the number of concurrent clients (each a worker with a keep-alive
+	// connection). Defaults to 32.
+	Concurrency int
+	// Timeout bounds every request. Defaults to 10 s.
+	Timeout time.Duration
+	// Phases, when non-empty, keeps only the phases with these keys (e.g. "get", "baseline").
+	Phases []string
+	// CPUProfile, when set, is a path prefix: each measured phase writes a CPU profile (warm-up
+	// excluded) to <prefix>-<db>-<phase>.pprof.
+	CPUProfile string
+	// JSON prints results as JSON lines on stdout; notes go to stderr.
+	JSON bool
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		o                              Options
+		scenarioList, dbList, phaseStr string
+	)
+	fs.StringVar(&scenarioList, "scenario", "api", "comma-separated scenarios: "+strings.Join(scenarioNames(), ", "))
+	fs.StringVar(&dbList, "db", "sqlite,postgres", "comma-separated databases: sqlite, postgres")
+	pgDefault := os.Getenv(PostgresURLEnv)
+	if pgDefault == "" {
+		pgDefault = defaultPostgresURL
+	}
+	fs.StringVar(&o.PostgresURL, "pg", pgDefault, "PostgreSQL admin URL; each run creates and drops a fresh database ($"+PostgresURLEnv+")")
+	fs.DurationVar(&o.Duration, "duration", 0, "measured length of each phase (default: the scenario's, 10s for api)")
+	fs.DurationVar(&o.Warmup, "warmup", time.Second, "unmeasured warm-up before each phase")
+	fs.IntVar(&o.Concurrency, "concurrency", 32, "concurrent clients")
+	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "timeout of every request")
+	fs.StringVar(&phaseStr, "phase", "", "comma-separated phase keys to keep (api: get, post, baseline); default all")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of each measured phase to `prefix`-<db>-<phase>.pprof")
+	fs.BoolVar(&o.JSON, "json", false, "print results as JSON lines")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/bench [flags]\n\nScenarios:\n")
+		for _, name := range scenarioNames() {
+			fmt.Fprintf(fs.Output(), "  %-9s %s\n", name, scenarios[name].Doc)
+		}
+		fmt.Fprintf(fs.Output(), "\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	o.Scenarios, o.Databases, o.Phases = splitList(scenarioList), splitList(dbList), splitList(phaseStr)
+	if err := o.validate(); err != nil {
+		return err
+	}
+
+	rep := newReporter(stdout, stderr, o.JSON)
+	rep.Note("client and server run in one process on this machine (GOMAXPROCS=%d, %d CPUs): the load generator takes part of the CPU the server would otherwise have",
+		runtime.GOMAXPROCS(0), runtime.NumCPU())
+	rep.Note("concurrency %d, keep-alive HTTP/1.1 over TLS, warm-up %s per phase (not counted), timeout %s per request; only 2xx count as requests",
+		o.Concurrency, o.Warmup, o.Timeout)
+	b := &Bench{opts: o, rep: rep}
+	for _, name := range o.Scenarios {
+		sc := scenarios[name]
+		b.scenario, b.duration = name, o.Duration
+		if b.duration == 0 {
+			b.duration = sc.Duration
+		}
+		if err := sc.Run(ctx, b); err != nil {
+			return fmt.Errorf("scenario %s: %w", name, err)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	rep.Summary()
+	return nil
+}
+
+func (o *Options) validate() error {
+	if len(o.Scenarios) == 0 {
+		return errors.New("-scenario: name at least one scenario")
+	}
+	for _, s := range o.Scenarios {
+		if _, ok := scenarios[s]; !ok {
+			return fmt.Errorf("-scenario: unknown scenario %q (known: %s)", s, strings.Join(scenarioNames(), ", "))
+		}
+	}
+	if len(o.Databases) == 0 {
+		return errors.New("-db: name sqlite, postgres or both")
+	}
+	for _, d := range o.Databases {
+		if d != "sqlite" && d != "postgres" {
+			return fmt.Errorf("-db: %q is not sqlite or postgres", d)
+		}
+	}
+	if o.Concurrency < 1 {
+		return errors.New("-concurrency: must be at least 1")
+	}
+	if o.Duration < 0 || o.Warmup < 0 || o.Timeout <= 0 {
+		return errors.New("-duration and -warmup must not be negative, -timeout must be positive")
+	}
+	if !strings.HasPrefix(o.PostgresURL, "postgres://") && !strings.HasPrefix(o.PostgresURL, "postgresql://") && slices.Contains(o.Databases, "postgres") {
+		return fmt.Errorf("-pg: %q is not a postgres:// URL", o.PostgresURL)
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, strings.ToLower(part))
+		}
+	}
+	return out
+}
