@@ -2,111 +2,53 @@ package store
 
 import (
 	"context"
+	"embed"
 	"fmt"
+	"io/fs"
+	"strconv"
 	"strings"
 	"time"
 
 	"gorm.io/gorm"
 )
 
-// migration is one versioned schema step. Its SQL is written once for both dialects with the
-// placeholders that ddl replaces: {{TS}} timestamp, {{SERIAL}} auto-increment primary key,
-// {{BLOB}} binary.
+// Migrations are the SQL files in migrations/, applied in the order of their names
+// (NNNN_name.sql; NNNN is the version) and recorded in schema_migrations. One file is written
+// for both dialects with placeholders that ddl replaces: {{TS}} timestamp, {{SERIAL}}
+// auto-increment primary key, {{BLOB}} binary. Statements are separated by ";" at a line's end.
+// Never edit a released migration: add a file.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
 type migration struct {
 	version int
 	name    string
 	up      string
 }
 
-// migrations are applied in order and recorded in schema_migrations. Append only: never edit a
-// migration that has been released.
-var migrations = []migration{
-	{1, "projects, keys, accounts, users, contacts, api logs, idempotency, signing keys", `
-CREATE TABLE projects (
-	id TEXT PRIMARY KEY,
-	name TEXT NOT NULL,
-	locked_at {{TS}},
-	created_at {{TS}} NOT NULL
-);
-CREATE TABLE api_keys (
-	id TEXT PRIMARY KEY,
-	project_id TEXT NOT NULL REFERENCES projects(id),
-	kind TEXT NOT NULL,
-	hash TEXT NOT NULL UNIQUE,
-	hint TEXT NOT NULL,
-	created_at {{TS}} NOT NULL,
-	revoked_at {{TS}}
-);
-CREATE INDEX api_keys_project ON api_keys(project_id, id);
-CREATE TABLE accounts (
-	id TEXT PRIMARY KEY,
-	project_id TEXT NOT NULL REFERENCES projects(id),
-	name TEXT NOT NULL,
-	brand_name TEXT,
-	organization TEXT NOT NULL,
-	time_zone TEXT,
-	created_at {{TS}} NOT NULL,
-	updated_at {{TS}} NOT NULL,
-	archived_at {{TS}}
-);
-CREATE INDEX accounts_project ON accounts(project_id, id);
-CREATE TABLE users (
-	id TEXT PRIMARY KEY,
-	project_id TEXT NOT NULL,
-	account_id TEXT NOT NULL REFERENCES accounts(id),
-	first_name TEXT NOT NULL,
-	last_name TEXT,
-	metadata TEXT NOT NULL,
-	photo_url TEXT,
-	created_at {{TS}} NOT NULL,
-	updated_at {{TS}} NOT NULL,
-	deleted_at {{TS}}
-);
-CREATE INDEX users_account ON users(account_id, id);
-CREATE TABLE contacts (
-	id TEXT PRIMARY KEY,
-	project_id TEXT NOT NULL,
-	account_id TEXT NOT NULL REFERENCES accounts(id),
-	phone_number TEXT NOT NULL,
-	email TEXT,
-	first_name TEXT,
-	last_name TEXT,
-	metadata TEXT NOT NULL,
-	outbound_disabled BOOLEAN NOT NULL DEFAULT FALSE,
-	opted_out BOOLEAN NOT NULL DEFAULT FALSE,
-	created_at {{TS}} NOT NULL,
-	updated_at {{TS}} NOT NULL
-);
-CREATE UNIQUE INDEX contacts_account_phone ON contacts(account_id, phone_number);
-CREATE INDEX contacts_account ON contacts(account_id, id);
-CREATE TABLE api_logs (
-	id {{SERIAL}},
-	project_id TEXT NOT NULL,
-	key_id TEXT NOT NULL,
-	request_id TEXT NOT NULL,
-	method TEXT NOT NULL,
-	path TEXT NOT NULL,
-	status INTEGER NOT NULL,
-	duration_micros BIGINT NOT NULL,
-	created_at {{TS}} NOT NULL
-);
-CREATE INDEX api_logs_project ON api_logs(project_id, id);
-CREATE TABLE idempotency_keys (
-	project_id TEXT NOT NULL,
-	key TEXT NOT NULL,
-	request_hash TEXT NOT NULL,
-	status INTEGER NOT NULL,
-	body {{BLOB}},
-	content_type TEXT NOT NULL DEFAULT '',
-	created_at {{TS}} NOT NULL,
-	PRIMARY KEY (project_id, key)
-);
-CREATE TABLE signing_keys (
-	id TEXT PRIMARY KEY,
-	seed {{BLOB}} NOT NULL,
-	created_at {{TS}} NOT NULL
-);
-`},
+func loadMigrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		num, name, ok := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("store: migration file %s is not NNNN_name.sql", e.Name())
+		}
+		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 0 && out[len(out)-1].version >= v {
+			return nil, fmt.Errorf("store: migration %s repeats or reorders version %d", e.Name(), v)
+		}
+		out = append(out, migration{version: v, name: name, up: string(b)})
+	}
+	return out, nil
 }
 
 func (s *Store) ddl(sql string) string {
@@ -146,11 +88,15 @@ func (s *Store) Migrate(ctx context.Context) ([]AppliedMigration, error) {
 		for _, v := range done {
 			have[v] = true
 		}
+		migrations, err := loadMigrations()
+		if err != nil {
+			return err
+		}
 		for _, m := range migrations {
 			if have[m.version] {
 				continue
 			}
-			for _, stmt := range strings.Split(s.ddl(m.up), ";") {
+			for _, stmt := range strings.Split(s.ddl(m.up), ";\n") {
 				if strings.TrimSpace(stmt) == "" {
 					continue
 				}
@@ -167,11 +113,18 @@ func (s *Store) Migrate(ctx context.Context) ([]AppliedMigration, error) {
 		}
 		return nil
 	})
-	return applied, err
+	if err != nil {
+		return nil, err
+	}
+	return applied, s.migrateQueue(ctx)
 }
 
 // PendingMigrations reports how many migrations Migrate would apply.
 func (s *Store) PendingMigrations(ctx context.Context) (int, error) {
+	migrations, err := loadMigrations()
+	if err != nil {
+		return 0, err
+	}
 	var done []int
 	if err := s.q(ctx).Raw("SELECT version FROM schema_migrations").Scan(&done).Error; err != nil {
 		return len(migrations), nil //nolint:nilerr // no table yet: everything is pending

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -58,6 +61,9 @@ type Store struct {
 	db      *gorm.DB
 	dialect Dialect
 	log     *slog.Logger
+	// queueDriver and jobs are the job queue's driver and insert-only client (see jobs.go).
+	queueDriver riverdriver.Driver[*sql.Tx]
+	jobs        *river.Client[*sql.Tx]
 }
 
 // Open connects to the database named by cfg.URL. It does not migrate; call Migrate.
@@ -122,7 +128,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("store: ping %s database: %w", dialect, err)
 	}
-	return &Store{db: db, dialect: dialect, log: log}, nil
+	st := &Store{db: db, dialect: dialect, log: log, queueDriver: newQueueDriver(sqlDB, dialect)}
+	if st.jobs, err = river.NewClient(st.queueDriver, &river.Config{Logger: quietLogger(log)}); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("store: job queue client: %w", err)
+	}
+	return st, nil
 }
 
 // Dialect reports which database the store talks to.
@@ -152,7 +163,9 @@ func (s *Store) Close() error {
 // Tx runs fn in one transaction: committed when fn returns nil, rolled back otherwise.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect, log: s.log})
+		c := *s
+		c.db = tx
+		return fn(&c)
 	})
 }
 

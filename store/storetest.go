@@ -60,4 +60,3 @@ func OpenTest(ctx context.Context, dir string) (*Store, func(), error) {
 	}
 	return st, cleanup, nil
 }
-
