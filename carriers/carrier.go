@@ -1,0 +1,229 @@
+// Package carriers is the seam between Switchboard and the networks that carry its traffic. A
+// carrier adapter (carriers/sim, and later carriers/twilio, carriers/smpp) implements Carrier and
+// whichever optional capability interfaces it supports (Messenger, NumberInventory,
+// CampaignRegistry, ...); the core finds them by type assertion and answers a clear error where
+// a carrier lacks one. What carriers report asynchronously (delivery receipts, inbound messages,
+// campaign verdicts, call events) reaches the core through one path: the Reporter the adapter is
+// given when it is built.
+//
+// The package defines only types; it imports nothing of the core, so adapters depend on it and
+// never the other way round. carriers/carriertest is the conformance suite every adapter passes.
+package carriers
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Carrier is what every adapter is.
+type Carrier interface {
+	// Name identifies the adapter ("sim", "twilio", "smpp"). Phone numbers record the name of the
+	// carrier that provides them, so one installation can run several.
+	Name() string
+}
+
+// Reporter receives everything a carrier reports asynchronously. The core implements it. Report
+// must be safe to call more than once with the same report (carriers retry callbacks), and an
+// adapter treats an error as "not accepted, report again later".
+type Reporter interface {
+	Report(ctx context.Context, r Report) error
+}
+
+// Report is one asynchronous report; exactly one of its pointer fields is set.
+type Report struct {
+	// Carrier is the Name of the reporting adapter.
+	Carrier string
+	Receipt *Receipt
+	Inbound *InboundMessage
+	Verdict *Verdict
+	Call    *CallEvent
+}
+
+// ReceiptStatus is the fate of a submitted message as a delivery receipt tells it.
+type ReceiptStatus string
+
+// Receipt statuses.
+const (
+	ReceiptDelivered ReceiptStatus = "delivered"
+	ReceiptFailed    ReceiptStatus = "failed"
+)
+
+// Failure reasons, as the API reports them in a message's failure_reason.
+const (
+	FailureInvalidMobileNumber   = "invalid_mobile_number"
+	FailureUnreachableCarrier    = "unreachable_carrier"
+	FailureLandline              = "landline"
+	FailureCarrierFiltered       = "carrier_filtered"
+	FailureOptedOutAtCarrier     = "opted_out_at_carrier"
+	FailureExpired               = "expired"
+	FailureAttachmentUnreachable = "attachment_unreachable"
+	FailureUnknown               = "unknown_error"
+)
+
+// Receipt reports the final fate of a submitted message.
+type Receipt struct {
+	// Reference is the Outbound.Reference the message was submitted with (our message id).
+	Reference string
+	// CarrierID is the carrier's own id of the message, when it has one.
+	CarrierID string
+	Status    ReceiptStatus
+	// FailureReason is one of the Failure* constants when Status is ReceiptFailed.
+	FailureReason string
+	At            time.Time
+}
+
+// InboundMessage is a message a handset sent to one of our numbers.
+type InboundMessage struct {
+	// CarrierID is the carrier's id of the message; the core ignores a repeated one.
+	CarrierID string
+	// From is the sender (E.164); To is our number (E.164 or short code).
+	From, To string
+	Body     string
+	Media    []Media
+	At       time.Time
+}
+
+// Media is an attachment of a message.
+type Media struct {
+	URL         string
+	ContentType string
+}
+
+// Verdict is a carrier registry's decision on a submitted campaign.
+type Verdict struct {
+	// Reference is the id the campaign was submitted with (cpn_… or tfc_…).
+	Reference string
+	Approved  bool
+	// Reason explains a rejection.
+	Reason string
+}
+
+// CallEvent reports a voice call's progress; the voice capability defines its use.
+type CallEvent struct {
+	CarrierID string
+	From, To  string
+	Status    string
+	At        time.Time
+	// RecordingURL and RecordingSeconds describe a recording (a voicemail) when there is one.
+	RecordingURL     string
+	RecordingSeconds int
+}
+
+// Messenger is the capability to send SMS and MMS.
+type Messenger interface {
+	Carrier
+	// Submit hands a message to the carrier. A repeated Reference must not send the message
+	// again: the adapter (or the carrier, through the reference) makes submission idempotent and
+	// answers with the first submission. The fate arrives later as a Receipt.
+	Submit(ctx context.Context, m Outbound) (Submission, error)
+}
+
+// Outbound is a message to submit.
+type Outbound struct {
+	// Reference is our message id, sent as the carrier's client reference.
+	Reference string
+	// From is our number (E.164 or short code); To is the handset (E.164).
+	From, To string
+	Body     string
+	Media    []Media
+	// Encoding ("gsm7" or "ucs2") and Segments are as the core counted them.
+	Encoding string
+	Segments int
+}
+
+// Submission is the carrier's acceptance of a message.
+type Submission struct {
+	CarrierID string
+	// Duplicate is true when the Reference had been submitted before and nothing was sent again.
+	Duplicate bool
+}
+
+// SubmitError is a refusal to accept a message. Permanent refusals fail the message with
+// Reason; others are retried.
+type SubmitError struct {
+	Permanent bool
+	// Reason is one of the Failure* constants.
+	Reason string
+	Err    error
+}
+
+func (e *SubmitError) Error() string {
+	if e.Err != nil {
+		return "carrier refused the message (" + e.Reason + "): " + e.Err.Error()
+	}
+	return "carrier refused the message (" + e.Reason + ")"
+}
+
+func (e *SubmitError) Unwrap() error { return e.Err }
+
+// NumberInventory is the capability to search, provision and release phone numbers.
+type NumberInventory interface {
+	Carrier
+	SearchNumbers(ctx context.Context, q NumberQuery) ([]AvailableNumber, error)
+	// ProvisionNumber takes a number for this installation; ErrNumberUnavailable if it cannot.
+	ProvisionNumber(ctx context.Context, number string) error
+	// ReleaseNumber gives a number back; releasing a number not held is not an error.
+	ReleaseNumber(ctx context.Context, number string) error
+}
+
+// NumberQuery selects available numbers.
+type NumberQuery struct {
+	// Country is "US" or "CA".
+	Country string
+	// Type is "local" or "toll_free".
+	Type string
+	// AreaCode is a 3-digit area code (for toll-free, the prefix such as 833); optional.
+	AreaCode string
+	// Limit caps the answer; 0 means the adapter's default.
+	Limit int
+}
+
+// AvailableNumber is a number that can be provisioned.
+type AvailableNumber struct {
+	Number  string
+	Country string
+	Type    string
+}
+
+// Errors of the number inventory.
+var (
+	// ErrNumberUnavailable means the number is taken or does not exist in the inventory.
+	ErrNumberUnavailable = errors.New("carriers: number not available")
+	// ErrPortInOnly means the number can only be ported in (toll-free 800 numbers).
+	ErrPortInOnly = errors.New("carriers: number available only by port-in")
+)
+
+// CampaignRegistry is the capability to register messaging campaigns with the carriers. Verdicts
+// arrive later through the Reporter.
+type CampaignRegistry interface {
+	Carrier
+	SubmitCampaign(ctx context.Context, c CampaignSubmission) error
+	SubmitTollFreeVerification(ctx context.Context, c TollFreeSubmission) error
+}
+
+// CampaignSubmission is a 10DLC campaign to register.
+type CampaignSubmission struct {
+	// Reference is our campaign id (cpn_…); the verdict carries it back.
+	Reference      string
+	AccountID      string
+	Description    string
+	UseCases       []string
+	MessageSamples []string
+	// TCRID is set when the campaign was registered elsewhere and is imported.
+	TCRID string
+}
+
+// TollFreeSubmission is a toll-free verification request.
+type TollFreeSubmission struct {
+	// Reference is our toll-free campaign id (tfc_…).
+	Reference      string
+	AccountID      string
+	PhoneNumber    string
+	Description    string
+	UseCases       []string
+	MessageSamples []string
+}
+
+// ErrUnsupported is returned by the core when the carrier behind a number lacks a capability.
+var ErrUnsupported = errors.New("carriers: capability not supported by this carrier")
