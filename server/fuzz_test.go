@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/server"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
@@ -25,15 +27,17 @@ func FuzzRequests(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(cleanup)
-	tok, err := service.NewTokens(st, "https://switchboard.test", nil)
-	if err == nil {
-		f.Fatal("NewTokens accepted a nil clock")
-	}
-	tok, err = service.NewTokens(st, "https://switchboard.test", timeNow)
+	core, err := service.NewCore(service.CoreConfig{
+		Store: st, PublicURL: "https://switchboard.test", Logger: discardLogger(),
+		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+			c, err := sim.New(sim.Config{Store: st, Reporter: r, Logger: discardLogger()})
+			return []carriers.Carrier{c}, err
+		},
+	})
 	if err != nil {
 		f.Fatal(err)
 	}
-	api, err := server.New(server.Config{Store: st, Tokens: tok, RateLimit: -1, Logger: discardLogger()})
+	api, err := server.New(server.Config{Core: core, RateLimit: -1, Logger: discardLogger()})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -27,10 +27,8 @@ import (
 
 // Config wires a Server to its dependencies.
 type Config struct {
-	// Store is the database. Required.
-	Store *store.Store
-	// Tokens issues user tokens. Required.
-	Tokens *service.Tokens
+	// Core is the domain the API serves. Required.
+	Core *service.Core
 	// Logger receives access and error logs. Defaults to slog.Default().
 	Logger *slog.Logger
 	// RateLimit is the sustained requests per second allowed per API key. Defaults to 100;
@@ -49,6 +47,8 @@ type Server struct {
 	echo           *echo.Echo
 	store          *store.Store
 	tokens         *service.Tokens
+	numbers        *service.Numbers
+	messages       *service.Messages
 	log            *slog.Logger
 	now            func() time.Time
 	metrics        *metrics
@@ -64,11 +64,12 @@ type Server struct {
 
 // New builds the API server.
 func New(cfg Config) (*Server, error) {
-	if cfg.Store == nil || cfg.Tokens == nil {
-		return nil, errors.New("server: Config needs Store and Tokens")
+	if cfg.Core == nil {
+		return nil, errors.New("server: Config needs Core")
 	}
+	core := cfg.Core
 	s := &Server{
-		store: cfg.Store, tokens: cfg.Tokens, log: cfg.Logger, now: cfg.Now,
+		store: core.Store, tokens: core.Tokens, numbers: core.Numbers, messages: core.Messages, log: cfg.Logger, now: cfg.Now,
 		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL,
 		routes: map[string]string{}, public: map[string]bool{},
 	}
@@ -79,7 +80,7 @@ func New(cfg Config) (*Server, error) {
 		s.now = time.Now
 	}
 	if s.idempotencyTTL == 0 {
-		s.idempotencyTTL = 24 * time.Hour
+		s.idempotencyTTL = service.IdempotencyTTL
 	}
 	limit, burst := cfg.RateLimit, cfg.RateBurst
 	if limit == 0 {
@@ -106,7 +107,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
 	}
 	s.indexRoutes(spec)
-	s.apiLogs = newAPILogWriter(cfg.Store, s.log, s.metrics.apiLogsDropped)
+	s.apiLogs = newAPILogWriter(core.Store, s.log, s.metrics.apiLogsDropped)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -118,7 +119,7 @@ func New(cfg Config) (*Server, error) {
 			s.log.Error("panic", "request_id", requestID(c), "err", err, "stack", string(stack))
 			return err
 		}}),
-		middleware.BodyLimit("1M"),
+		middleware.BodyLimit("1MiB"),
 		s.authenticate,
 		s.rateLimit,
 		echomw.OapiRequestValidatorWithOptions(spec, &echomw.Options{
@@ -174,7 +175,13 @@ func (s *Server) indexRoutes(spec *openapi3.T) {
 		}
 		for method, op := range item.Operations() {
 			key := method + " " + echoPath
-			s.routes[key] = op.OperationID
+			// The embedded spec carries oapi-codegen's Go names (ListAccounts); the contract's
+			// operationIds are lowerCamelCase (listAccounts), and metrics use the contract's.
+			id := op.OperationID
+			if id != "" {
+				id = strings.ToLower(id[:1]) + id[1:]
+			}
+			s.routes[key] = id
 			if op.Security != nil && len(*op.Security) == 0 {
 				s.public[key] = true
 			}

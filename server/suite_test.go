@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/server"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
@@ -33,7 +36,9 @@ var (
 	st *store.Store
 	// clock is the suite's controllable clock; tokens and the API read it.
 	clock = &testClock{}
-	// tokens is the token service of api.
+	// core is the assembled domain over st, with the simulated carrier and running job workers.
+	core *service.Core
+	// tokens is core's token service.
 	tokens *service.Tokens
 	// api is the server under test, with rate limiting off (specs that test it build their own).
 	api *server.Server
@@ -46,21 +51,39 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cleanup)
 	GinkgoWriter.Printf("database: %s\n", st.Dialect())
-	tokens, err = service.NewTokens(st, "https://switchboard.test", clock.Now)
+	core, err = service.NewCore(service.CoreConfig{
+		Store: st, PublicURL: "https://switchboard.test", Now: clock.Now, Logger: testLogger(),
+		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+			c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: simReviewDelay, Now: clock.Now, Logger: testLogger()})
+			return []carriers.Carrier{c}, err
+		},
+	})
 	Expect(err).NotTo(HaveOccurred())
+	tokens = core.Tokens
+	workers, err := core.StartWorkers(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx context.Context) { Expect(workers.Stop(ctx)).To(Succeed()) })
 	api = newAPI(server.Config{RateLimit: -1})
 })
 
 // newAPI builds a server over the suite's store and clock; cfg supplies anything else.
 func newAPI(cfg server.Config) *server.Server {
-	cfg.Store, cfg.Tokens, cfg.Now = st, tokens, clock.Now
-	if os.Getenv("SWITCHBOARD_TEST_LOGS") == "" {
-		cfg.Logger = discardLogger()
-	}
+	cfg.Core, cfg.Now, cfg.Logger = core, clock.Now, testLogger()
 	s, err := server.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func(ctx context.Context) { Expect(s.Close(ctx)).To(Succeed()) })
 	return s
+}
+
+// simReviewDelay is how long the simulated carrier takes to review a campaign in the suite.
+const simReviewDelay = 300 * time.Millisecond
+
+// testLogger discards logs unless SWITCHBOARD_TEST_LOGS is set.
+func testLogger() *slog.Logger {
+	if os.Getenv("SWITCHBOARD_TEST_LOGS") != "" {
+		return slog.New(slog.NewTextHandler(GinkgoWriter, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return discardLogger()
 }
 
 // testClock is a clock that follows real time plus an offset that specs can advance.

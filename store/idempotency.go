@@ -70,3 +70,9 @@ func (s *Store) ReleaseIdempotencyKey(ctx context.Context, projectID, key string
 	return translate(s.q(ctx).Where("project_id = ? AND key = ? AND status = 0", projectID, key).
 		Delete(&IdempotencyRecord{}).Error, "release idempotency key")
 }
+
+// PurgeIdempotencyKeys deletes the records created before cutoff and reports how many.
+func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int64, error) {
+	res := s.q(ctx).Where("created_at < ?", cutoff.UTC()).Delete(&IdempotencyRecord{})
+	return res.RowsAffected, translate(res.Error, "purge idempotency keys")
+}

@@ -107,6 +107,8 @@ type WorkerConfig struct {
 	// PollInterval is how often idle workers look for new jobs. Defaults to 100 ms on PostgreSQL
 	// and 50 ms on SQLite.
 	PollInterval time.Duration
+	// PeriodicJobs are inserted on their schedule by whichever instance leads.
+	PeriodicJobs []*river.PeriodicJob
 	// Logger defaults to the store's logger, warnings and above.
 	Logger *slog.Logger
 }
@@ -135,6 +137,7 @@ func (s *Store) StartWorkers(ctx context.Context, cfg WorkerConfig) (*river.Clie
 		FetchPollInterval: cfg.PollInterval,
 		Logger:            cfg.Logger,
 		JobTimeout:        -1,
+		PeriodicJobs:      cfg.PeriodicJobs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: job client: %w", err)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is the installation's configuration, read from flags and SWITCHBOARD_* variables (a
@@ -39,6 +40,10 @@ type Config struct {
 	// RateLimit and RateBurst are the per-key token bucket. Default 100/s and 200.
 	RateLimit float64
 	RateBurst int
+	// Carrier is the default carrier adapter: sim, twilio or smpp. Defaults to sim.
+	Carrier string
+	// SimReviewDelay is how long the simulated carrier takes to review a campaign. Defaults to 2s.
+	SimReviewDelay time.Duration
 }
 
 func env(name, def string) string {
@@ -65,7 +70,20 @@ func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
 	fs.StringVar(&autoMigrate, "auto-migrate", env("AUTO_MIGRATE", "true"), "apply pending migrations on start (SWITCHBOARD_AUTO_MIGRATE)")
 	fs.StringVar(&rateLimit, "rate-limit", env("RATE_LIMIT", "100"), "requests per second per API key; 0 disables (SWITCHBOARD_RATE_LIMIT)")
 	fs.StringVar(&rateBurst, "rate-burst", env("RATE_BURST", "200"), "burst per API key (SWITCHBOARD_RATE_BURST)")
+	fs.StringVar(&c.Carrier, "carrier", env("CARRIER", "sim"), "default carrier adapter: sim, twilio or smpp (SWITCHBOARD_CARRIER)")
+	var reviewDelay string
+	fs.StringVar(&reviewDelay, "sim-review-delay", env("SIM_REVIEW_DELAY", "2s"), "simulated campaign review time (SWITCHBOARD_SIM_REVIEW_DELAY)")
 	return c, func() error {
+		d, err := time.ParseDuration(reviewDelay)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("SWITCHBOARD_SIM_REVIEW_DELAY / --sim-review-delay: %q is not a positive duration", reviewDelay)
+		}
+		c.SimReviewDelay = d
+		switch c.Carrier {
+		case "sim", "twilio", "smpp":
+		default:
+			return fmt.Errorf("SWITCHBOARD_CARRIER / --carrier: %q is not sim, twilio or smpp", c.Carrier)
+		}
 		if c.DatabaseURL == "" {
 			c.DatabaseURL = filepath.Join(c.DataDir, "switchboard.db")
 		}

@@ -20,6 +20,8 @@ import (
 
 	_ "time/tzdata" // IANA zones for account time_zone validation on machines without them
 
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/server"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
@@ -243,8 +245,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage)
 }
 
+// parse parses a command's flags, which may come before or after its arguments
+// (`key revoke key_… --json`): the flag package alone stops at the first argument.
 func parse(fs *flag.FlagSet, args []string, finish func() error) error {
-	if err := fs.Parse(args); err != nil {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	// "--" ends the flags: what follows it is left as the arguments fs.Args reports.
+	if err := fs.Parse(append([]string{"--"}, positional...)); err != nil {
 		return err
 	}
 	return finish()
@@ -293,11 +309,27 @@ func serve(ctx context.Context, cfg *Config, devKey bool, o *output, stderr io.W
 				return fmt.Errorf("%d migrations are pending: run 'switchboard migrate' or set SWITCHBOARD_AUTO_MIGRATE=true", n)
 			}
 		}
-		tokens, err := service.NewTokens(st, cfg.PublicURL, time.Now)
+		core, err := newCore(cfg, st, log)
 		if err != nil {
 			return err
 		}
-		api, err := server.New(server.Config{Store: st, Tokens: tokens, Logger: log, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst})
+		workers, err := core.StartWorkers(ctx)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := workers.Stop(sctx); err != nil {
+				log.Warn("stop job workers", "err", err)
+			}
+		}()
+		// 0 means "no limit" on the command line but "the default" in server.Config.
+		rateLimit := cfg.RateLimit
+		if rateLimit == 0 {
+			rateLimit = -1
+		}
+		api, err := server.New(server.Config{Core: core, Logger: log, RateLimit: rateLimit, RateBurst: cfg.RateBurst})
 		if err != nil {
 			return err
 		}
@@ -328,6 +360,22 @@ func serve(ctx context.Context, cfg *Config, devKey bool, o *output, stderr io.W
 				printDevBanner(o.w, addr, certFile, projectID, secret)
 			}
 		})
+	})
+}
+
+// newCore assembles the domain over st with the configured carriers. Operator commands that act
+// on the domain (sim, webhooks) use it too, so they behave exactly as the server would.
+func newCore(cfg *Config, st *store.Store, log *slog.Logger) (*service.Core, error) {
+	return service.NewCore(service.CoreConfig{
+		Store: st, PublicURL: cfg.PublicURL, Logger: log,
+		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+			switch cfg.Carrier {
+			case "sim":
+				c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Logger: log})
+				return []carriers.Carrier{c}, err
+			}
+			return nil, fmt.Errorf("SWITCHBOARD_CARRIER=%s: this carrier adapter is not built yet; use sim", cfg.Carrier)
+		},
 	})
 }
 

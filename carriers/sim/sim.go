@@ -1,0 +1,69 @@
+// Package sim is the simulated carrier: the default adapter, a product feature for developers and
+// tests rather than a mock. It keeps a deterministic number inventory for the US and Canada,
+// reviews campaigns after a configurable delay (rejecting those whose description contains
+// RejectWord), and accepts messages into a persistent outbox (the handsets' view), reporting
+// delivery receipts through the Reporter like a real carrier. Its state lives in the store's
+// database (sim_* tables), so `switchboard sim …` commands in another process see the same world.
+package sim
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/store"
+)
+
+// Name is the adapter's name.
+const Name = "sim"
+
+// RejectWord in a campaign's description makes the simulated review reject it.
+const RejectWord = "REJECTME"
+
+// Config configures the simulated carrier.
+type Config struct {
+	// Store holds the simulated carrier's state. Required.
+	Store *store.Store
+	// Reporter receives receipts, inbound messages and verdicts. Required.
+	Reporter carriers.Reporter
+	// ReviewDelay is how long campaign review takes. Defaults to 2 s.
+	ReviewDelay time.Duration
+	// Now is the clock. Defaults to time.Now.
+	Now func() time.Time
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Carrier is the simulated carrier.
+type Carrier struct {
+	cfg Config
+}
+
+// New returns the simulated carrier.
+func New(cfg Config) (*Carrier, error) {
+	if cfg.Store == nil || cfg.Reporter == nil {
+		return nil, errors.New("sim: Config needs Store and Reporter")
+	}
+	if cfg.ReviewDelay == 0 {
+		cfg.ReviewDelay = 2 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Carrier{cfg: cfg}, nil
+}
+
+// Name reports "sim".
+func (c *Carrier) Name() string { return Name }
+
+// Register adds the simulated carrier's job workers (reviews, receipts).
+func (c *Carrier) Register(w *river.Workers) {
+	c.registerCampaignWorkers(w)
+	c.registerMessageWorkers(w)
+}
