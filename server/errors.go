@@ -48,7 +48,7 @@ var statusOf = map[string]int{
 	"rate_limited":               http.StatusTooManyRequests,
 	"internal_error":             http.StatusInternalServerError,
 	service.TypeNotImplemented:   http.StatusNotImplemented,
-	"not_ready": http.StatusServiceUnavailable,
+	"not_ready":                  http.StatusServiceUnavailable,
 }
 
 // errorBody is the spec's error envelope.
@@ -187,7 +187,7 @@ func validationError(me openapi3.MultiError) *echo.HTTPError {
 		// A body without Content-Length that outgrows the limit fails while the validator reads it.
 		var tooLarge *echo.HTTPError
 		if errors.As(err, &tooLarge) && tooLarge.Code == http.StatusRequestEntityTooLarge {
-			return tooLarge
+			return &echo.HTTPError{Code: http.StatusRequestEntityTooLarge}
 		}
 		var reqErr *openapi3filter.RequestError
 		var parse *openapi3filter.ParseError

@@ -39,6 +39,7 @@ Usage:
   switchboard key list --project prj_…
   switchboard key revoke key_…
   switchboard logs --project prj_… [--limit N]
+  switchboard sim …                         drive the simulated carrier (see 'switchboard sim')
 
 Every command takes --json for machine-readable output, and the configuration flags
 (--data-dir, --database-url, ...; see 'switchboard serve -h') or SWITCHBOARD_* variables.
@@ -212,6 +213,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				fmt.Fprintf(w, "revoked %s\n", k.ID)
 			})
 		})
+	case "sim":
+		if err := parse(fs, rest, finish); err != nil {
+			return err
+		}
+		return simCommand(ctx, cfg, fs.Args(), o, stderr)
 	case "logs":
 		project := fs.String("project", "", "project id (required)")
 		limit := fs.Int("limit", 50, "how many of the most recent requests")
