@@ -132,7 +132,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			})
 		})
 	case "project lock", "project unlock":
-		if err := parse(fs, rest, finish); err != nil {
+		if err := parseInterspersed(fs, rest, finish); err != nil {
 			return err
 		}
 		if fs.NArg() != 1 {
@@ -198,7 +198,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			})
 		})
 	case "key revoke":
-		if err := parse(fs, rest, finish); err != nil {
+		if err := parseInterspersed(fs, rest, finish); err != nil {
 			return err
 		}
 		if fs.NArg() != 1 {
@@ -214,10 +214,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			})
 		})
 	case "sim":
-		if err := parse(fs, rest, finish); err != nil {
-			return err
-		}
-		return simCommand(ctx, cfg, fs.Args(), o, stderr)
+		return simCommand(ctx, rest, stdout, stderr)
 	case "logs":
 		project := fs.String("project", "", "project id (required)")
 		limit := fs.Int("limit", 50, "how many of the most recent requests")
@@ -251,9 +248,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage)
 }
 
-// parse parses a command's flags, which may come before or after its arguments
-// (`key revoke key_… --json`): the flag package alone stops at the first argument.
+// parse parses a command's flags; the flag package stops at the first argument, so a command
+// with subcommands of its own (sim) gets the rest in fs.Args.
 func parse(fs *flag.FlagSet, args []string, finish func() error) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return finish()
+}
+
+// parseInterspersed parses the flags of a command that takes ids as arguments, which may come
+// before or after them (`key revoke key_… --json`); fs.Args then holds the ids.
+func parseInterspersed(fs *flag.FlagSet, args []string, finish func() error) error {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -265,7 +271,7 @@ func parse(fs *flag.FlagSet, args []string, finish func() error) error {
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	// "--" ends the flags: what follows it is left as the arguments fs.Args reports.
+	// "--" ends the flags: what follows it is what fs.Args reports.
 	if err := fs.Parse(append([]string{"--"}, positional...)); err != nil {
 		return err
 	}

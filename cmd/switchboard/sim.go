@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 
+	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -14,13 +16,38 @@ const simUsage = `switchboard sim: drive the simulated carrier (SWITCHBOARD_CARR
   switchboard sim campaign approve|reject <cpn_…|tfc_…>   force a review verdict
   switchboard sim inbound --from +1… --to +1… --body TEXT  a handset sends a message
   switchboard sim outbox [--to +1…]                        what handsets received
+
+Each takes --json and the configuration flags of serve.
 `
 
+// simRun is a sim subcommand once its flags are parsed: it gets the assembled domain and the
+// positional arguments.
+type simRun func(ctx context.Context, core *service.Core, args []string, o *output) error
+
 // simCommand runs a `switchboard sim` subcommand against the same database and domain as serve.
-func simCommand(ctx context.Context, cfg *Config, args []string, o *output, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(o.w, simUsage)
+// Each subcommand defines its own flags on fs and returns what to run.
+func simCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, simUsage)
 		return nil
+	}
+	fs := flag.NewFlagSet("switchboard sim "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, finish := bindConfig(fs)
+	asJSON := fs.Bool("json", false, "print machine-readable JSON")
+	var run simRun
+	switch args[0] {
+	case "campaign":
+		run = simCampaign(fs)
+	case "inbound":
+		run = simInbound(fs)
+	case "outbox":
+		run = simOutbox(fs)
+	default:
+		return fmt.Errorf("unknown sim command %q\n\n%s", args[0], simUsage)
+	}
+	if err := parse(fs, args[1:], finish); err != nil {
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return withStore(ctx, cfg, true, func(st *store.Store) error {
@@ -28,14 +55,6 @@ func simCommand(ctx context.Context, cfg *Config, args []string, o *output, stde
 		if err != nil {
 			return err
 		}
-		switch args[0] {
-		case "campaign":
-			return simCampaign(ctx, core, args[1:], o)
-		case "inbound":
-			return simInbound(ctx, core, args[1:], o)
-		case "outbox":
-			return simOutbox(ctx, core, args[1:], o)
-		}
-		return fmt.Errorf("unknown sim command %q\n\n%s", args[0], simUsage)
+		return run(ctx, core, fs.Args(), &output{w: stdout, json: asJSON})
 	})
 }
