@@ -61,15 +61,15 @@ func (s *Store) ddl(sql string) string {
 
 // AppliedMigration is one row of schema_migrations.
 type AppliedMigration struct {
-	Version   int
-	Name      string
-	AppliedAt time.Time
+	Version   int       `json:"version"`
+	Name      string    `json:"name"`
+	AppliedAt time.Time `json:"applied_at"`
 }
 
 // Migrate applies every pending migration in one transaction and returns those it applied.
 // On PostgreSQL an advisory lock serialises instances that start together.
 func (s *Store) Migrate(ctx context.Context) ([]AppliedMigration, error) {
-	var applied []AppliedMigration
+	applied := []AppliedMigration{}
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		if s.dialect == Postgres {
 			if err := tx.Exec("SELECT pg_advisory_xact_lock(7305047)").Error; err != nil {

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/riverqueue/river"
+	"go.jetify.com/typeid"
 
 	"github.com/switchboard/switchboard/store"
 )
@@ -88,5 +89,20 @@ var _ = Describe("Jobs", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(accounts).To(HaveLen(1))
 		Expect(accounts[0].Name).To(Equal("kept"))
+	})
+})
+
+var _ = Describe("Identifiers", func() {
+	It("mints TypeIDs whose text order is their creation order, even many per millisecond", func() {
+		prev := store.NewID("acct")
+		for range 100000 {
+			id := store.NewID("acct")
+			Expect(id > prev).To(BeTrue(), "%s after %s", id, prev)
+			prev = id
+		}
+		u, err := typeid.FromString(prev)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.Prefix()).To(Equal("acct"))
+		Expect(u.UUID()[14:15]).To(Equal("7"), "a UUIDv7: %s", u.UUID())
 	})
 })
