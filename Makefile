@@ -24,7 +24,7 @@ build:
 
 ## run: serve on https://127.0.0.1:8443 with SQLite in ./data, printing a live API key
 run:
-	$(GO) run ./cmd/switchboard serve --dev-key
+	SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE=true $(GO) run ./cmd/switchboard serve --dev-key
 
 ## test: all tests on SQLite, then on PostgreSQL (started if possible; skipped with a message
 ## outside CI when it cannot be, mandatory in CI)
@@ -61,7 +61,7 @@ lint: vet fmt-check lint-spec
 ## bench: the load scenarios (SQLite and PostgreSQL); BENCH_FLAGS adds flags, e.g. -scenario api
 bench:
 	@.ci/postgres "$(PG_URL)" || echo "bench: PostgreSQL unavailable; its figures will be skipped"
-	$(GO) run ./cmd/bench $(BENCH_FLAGS)
+	$(GO) run ./cmd/bench -pg '$(PG_URL)' $(BENCH_FLAGS)
 
 ## fuzz: fuzz the request handling stack for FUZZTIME
 fuzz:

@@ -99,15 +99,55 @@ type Verdict struct {
 	Reason string
 }
 
-// CallEvent reports a voice call's progress; the voice capability defines its use.
+// CallEvent reports a voice call's progress: a carrier reports each call (identified by its
+// CarrierID) as it moves through the Call* statuses, at least once per move and possibly out of
+// order. A final status (completed, busy, no_answer, missed, canceled, failed) ends the call;
+// later reports may still bring its recording.
 type CallEvent struct {
+	// CarrierID is the carrier's id of the call; all reports about one call carry it.
 	CarrierID string
-	From, To  string
-	Status    string
-	At        time.Time
-	// RecordingURL and RecordingSeconds describe a recording (a voicemail) when there is one.
+	// From is the caller (E.164); To is our number.
+	From, To string
+	// Status is one of the Call* constants.
+	Status string
+	At     time.Time
+	// Duration is the call's length in seconds, reported with its final status.
+	Duration int
+	// RecordingURL locates a recording of the call, for the carrier's own Voice.FetchRecording;
+	// RecordingSeconds is its length. Both are empty when there is no recording (yet).
 	RecordingURL     string
 	RecordingSeconds int
+	// Voicemail says that the recording is a message the caller left on a call nobody answered.
+	Voicemail bool
+}
+
+// Call statuses, as the API reports them.
+const (
+	CallQueued     = "queued"
+	CallRinging    = "ringing"
+	CallInProgress = "in_progress"
+	CallCompleted  = "completed"
+	CallBusy       = "busy"
+	CallNoAnswer   = "no_answer"
+	CallMissed     = "missed"
+	CallCanceled   = "canceled"
+	CallFailed     = "failed"
+)
+
+// Voice is the capability to take calls on the installation's numbers. The adapter reports each
+// call's progress as CallEvents through the Reporter; the core then copies a reported recording
+// with FetchRecording, so the adapter may keep its recordings wherever it likes.
+type Voice interface {
+	Carrier
+	// FetchRecording returns the audio of a recording that a CallEvent's RecordingURL located.
+	FetchRecording(ctx context.Context, url string) (Audio, error)
+}
+
+// Audio is a recording's file.
+type Audio struct {
+	// ContentType is the file's media type, such as audio/wav.
+	ContentType string
+	Data        []byte
 }
 
 // Messenger is the capability to send SMS and MMS.

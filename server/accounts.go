@@ -99,9 +99,10 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	return gen.UpdateAccount200JSONResponse(accountOut(a)), nil
 }
 
-// ArchiveAccount archives an account: it can no longer send, and it cannot be restored.
+// ArchiveAccount archives an account: it can no longer send, its numbers are released and its
+// campaigns ended, and it cannot be restored.
 func (s *Server) ArchiveAccount(ctx context.Context, req gen.ArchiveAccountRequestObject) (gen.ArchiveAccountResponseObject, error) {
-	a, err := s.store.ArchiveAccount(ctx, principal(ctx).ProjectID, req.Id)
+	a, err := s.numbers.ArchiveAccount(ctx, principal(ctx).ProjectID, req.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -110,13 +111,10 @@ func (s *Server) ArchiveAccount(ctx context.Context, req gen.ArchiveAccountReque
 
 // GetAccountStatus reports whether the account can use each capability and what it lacks.
 func (s *Server) GetAccountStatus(ctx context.Context, req gen.GetAccountStatusRequestObject) (gen.GetAccountStatusResponseObject, error) {
-	a, err := s.store.GetAccount(ctx, principal(ctx).ProjectID, req.AccountId)
+	st, err := s.numbers.AccountStatus(ctx, principal(ctx).ProjectID, req.AccountId)
 	if err != nil {
 		return nil, err
 	}
-	var org service.Organization
-	_ = json.Unmarshal([]byte(a.Organization), &org)
-	st := service.LocalMessagingStatus(a.ArchivedAt != nil, org, service.Registration{})
 	errs := make([]gen.AccountStatusError, 0, len(st.Errors))
 	for _, e := range st.Errors {
 		errs = append(errs, gen.AccountStatusError{Field: e.Field, Message: e.Message, Type: e.Type})

@@ -82,7 +82,7 @@ var _ = Describe("Contacts", func() {
 			r := t.post("/accounts/"+acct+"/contacts", map[string]any{"phone_number": "+14155550123", "first_name": "Letty"})
 			Expect(r).To(HaveConflict(), r.String())
 			Expect(idsOf(t.get("/accounts/" + acct + "/contacts"))).To(Equal([]string{first["id"].(string)}))
-			Expect(t.get("/contacts/" + first["id"].(string)).JSON()).To(Equal(first), "the first contact is untouched")
+			Expect(t.get("/contacts/"+first["id"].(string)).JSON()).To(Equal(first), "the first contact is untouched")
 		})
 
 		It("allows the same phone number in two accounts of the project", func() {
@@ -119,7 +119,7 @@ var _ = Describe("Contacts", func() {
 			func(body map[string]any, field string) {
 				r := t.post("/accounts/"+acct+"/contacts", body)
 				Expect(r).To(HaveFieldError(field), r.String())
-				Expect(idsOf(t.get("/accounts/" + acct + "/contacts"))).To(BeEmpty(), "nothing was created")
+				Expect(idsOf(t.get("/accounts/"+acct+"/contacts"))).To(BeEmpty(), "nothing was created")
 			},
 			Entry("phone_number missing", map[string]any{"first_name": "Mia"}, "phone_number"),
 			Entry("phone_number without +", map[string]any{"phone_number": "14155550123"}, "phone_number"),
@@ -227,7 +227,7 @@ var _ = Describe("Contacts", func() {
 				r := t.patch("/contacts/"+c["id"].(string), patch)
 				Expect(r).To(HaveStatus(http.StatusOK), r.String())
 				Expect(r.JSON()).To(Equal(want))
-				Expect(t.get("/contacts/" + c["id"].(string)).JSON()).To(Equal(want), "the change is stored")
+				Expect(t.get("/contacts/"+c["id"].(string)).JSON()).To(Equal(want), "the change is stored")
 			},
 			Entry("phone_number", map[string]any{"phone_number": "+14155550999"}),
 			Entry("email", map[string]any{"email": "mia.toretto@example.com"}),

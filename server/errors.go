@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -43,6 +44,7 @@ var statusOf = map[string]int{
 	"short_code_not_purchasable": http.StatusUnprocessableEntity,
 	"number_not_available":       http.StatusUnprocessableEntity,
 	service.TypeAccountArchived:  http.StatusUnprocessableEntity,
+	"carrier_unsupported":        http.StatusUnprocessableEntity,
 	"message_too_long":           http.StatusUnprocessableEntity,
 	"attachment_unreachable":     http.StatusUnprocessableEntity,
 	"rate_limited":               http.StatusTooManyRequests,
@@ -50,6 +52,9 @@ var statusOf = map[string]int{
 	service.TypeNotImplemented:   http.StatusNotImplemented,
 	"not_ready":                  http.StatusServiceUnavailable,
 }
+
+// statusClientClosed records a request whose client disconnected before the answer.
+const statusClientClosed = 499
 
 // errorBody is the spec's error envelope.
 type errorBody struct {
@@ -75,6 +80,9 @@ func toAPIError(err error) *service.Error {
 	case errors.Is(err, store.ErrNotFound):
 		return &service.Error{Type: service.TypeNotFound, Message: "No such resource."}
 	case errors.As(err, &cursor):
+		if cursor.Reason != "" {
+			return service.Invalid(cursor.Param, cursor.Reason)
+		}
 		return service.Invalid(cursor.Param, "is not a cursor returned by this API")
 	case errors.As(err, &httpErr):
 		return fromHTTPError(httpErr)
@@ -109,6 +117,13 @@ func fromHTTPError(he *echo.HTTPError) *service.Error {
 // handleError is Echo's HTTPErrorHandler: every error, from any layer, leaves here in the envelope.
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
+		return
+	}
+	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
+		// The client went away: nobody reads this answer. 499 (nginx's "client closed request")
+		// keeps it apart from real server errors in metrics and logs.
+		s.log.Debug("client closed the request", "request_id", requestID(c), "path", c.Request().URL.Path)
+		c.Response().WriteHeader(statusClientClosed)
 		return
 	}
 	apiErr := toAPIError(err)

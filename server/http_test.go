@@ -89,12 +89,15 @@ var _ = Describe("HTTP conventions", func() {
 			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
 		})
 
-		It("accepts a body just under 1 MiB", func() {
-			// The name itself is capped at 255 characters, so the bulk sits in a legal field.
-			body := `{"name":"Acme","organization":{"identifier":"` + strings.Repeat("9", 1<<20-100) + `"}}`
-			Expect(len(body)).To(BeNumerically("<", 1<<20))
+		It("accepts a body of exactly 1 MiB", func() {
+			// The name is capped at 255 characters, so the bulk sits in a field without a cap.
+			prefix, suffix := `{"name":"Acme","organization":{"identifier":"`, `"}}`
+			body := prefix + strings.Repeat("9", 1<<20-len(prefix)-len(suffix)) + suffix
+			Expect(body).To(HaveLen(1 << 20))
 			r := t.post("/accounts", body)
-			Expect(r).To(HaveStatus(http.StatusCreated), r.String()[:200])
+			Expect(r).To(HaveStatus(http.StatusCreated), string(r.Body[:min(len(r.Body), 300)]))
+			r = t.streamRequest(http.MethodPost, "/accounts", strings.NewReader(body))
+			Expect(r).To(HaveStatus(http.StatusCreated), string(r.Body[:min(len(r.Body), 300)]))
 		})
 
 		DescribeTable("answers 400 invalid_json for a body that is not JSON",
@@ -148,12 +151,25 @@ var _ = Describe("HTTP conventions", func() {
 			Entry("405", func(t *tenant) *response { return t.request(http.MethodPut, "/accounts", nil) }, http.StatusMethodNotAllowed),
 			Entry("413", func(t *tenant) *response { return t.post("/accounts", oversizedAccount()) }, http.StatusRequestEntityTooLarge),
 			Entry("422", func(t *tenant) *response { return t.post("/accounts", map[string]any{}) }, http.StatusUnprocessableEntity),
-			Entry("501", func(t *tenant) *response { return t.get("/messages/" + store.NewID("msg")) }, http.StatusNotImplemented),
+			Entry("501", func(t *tenant) *response { return t.get("/blasts/" + store.NewID("bst")) }, http.StatusNotImplemented),
 		)
 
 		It("differs between requests", func() {
 			Expect(t.get("/accounts").Header.Get("X-Request-Id")).NotTo(Equal(t.get("/accounts").Header.Get("X-Request-Id")))
 		})
+
+		It("keeps a client's plain request id", func() {
+			Expect(t.get("/accounts", "X-Request-Id", "client-trace-42").Header.Get("X-Request-Id")).To(Equal("client-trace-42"))
+		})
+
+		DescribeTable("replaces a client's request id that is unfit for logs",
+			func(id string) {
+				Expect(t.get("/accounts", "X-Request-Id", id).Header.Get("X-Request-Id")).To(MatchRegexp(`^req_[0-7][0-9a-hjkmnp-tv-z]{25}$`))
+			},
+			Entry("too long", strings.Repeat("a", 129)),
+			Entry("with spaces", "a b"),
+			Entry("with non-ASCII", "tracé"),
+		)
 	})
 
 	Describe("409 responses", func() {
@@ -177,7 +193,7 @@ var _ = Describe("HTTP conventions", func() {
 		It("answers 429 rate_limited with Retry-After and RateLimit headers once the burst is spent", func() {
 			first := limited.get("/accounts")
 			Expect(first).To(HaveStatus(http.StatusOK))
-			Expect(first.Header.Get("RateLimit-Limit")).To(Equal("1"))
+			Expect(first.Header.Get("RateLimit-Limit")).To(Equal("2"), "the bucket size")
 			Expect(first.Header.Get("RateLimit-Remaining")).To(Equal("1"))
 			Expect(limited.get("/accounts")).To(HaveStatus(http.StatusOK))
 
@@ -186,7 +202,7 @@ var _ = Describe("HTTP conventions", func() {
 			retry, err := strconv.Atoi(r.Header.Get("Retry-After"))
 			Expect(err).NotTo(HaveOccurred(), "Retry-After %q", r.Header.Get("Retry-After"))
 			Expect(retry).To(BeNumerically(">=", 1))
-			Expect(r.Header.Get("RateLimit-Limit")).To(Equal("1"))
+			Expect(r.Header.Get("RateLimit-Limit")).To(Equal("2"))
 			Expect(r.Header.Get("RateLimit-Remaining")).To(Equal("0"))
 			reset, err := strconv.Atoi(r.Header.Get("RateLimit-Reset"))
 			Expect(err).NotTo(HaveOccurred())
@@ -223,6 +239,18 @@ var _ = Describe("HTTP conventions", func() {
 			Eventually(func() *response { return limited.get("/accounts") }).
 				WithTimeout(3 * time.Second).WithPolling(200 * time.Millisecond).
 				Should(HaveStatus(http.StatusOK))
+		})
+
+		It("defaults to a bucket of 200 and never reports more remaining than the limit", func() {
+			defaults := newTenant()
+			defaults.api = newAPI(server.Config{})
+			r := defaults.get("/accounts")
+			Expect(r).To(HaveStatus(http.StatusOK))
+			Expect(r.Header.Get("RateLimit-Limit")).To(Equal("200"))
+			limit, _ := strconv.Atoi(r.Header.Get("RateLimit-Limit"))
+			remaining, err := strconv.Atoi(r.Header.Get("RateLimit-Remaining"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(remaining).To(SatisfyAll(BeNumerically(">=", limit-2), BeNumerically("<", limit)))
 		})
 
 		It("does not limit public routes", func() {

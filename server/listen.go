@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/switchboard/switchboard/store"
 )
 
 // ListenConfig says where and how the API listens.
@@ -47,14 +49,16 @@ func (s *Server) Serve(ctx context.Context, cfg ListenConfig, ready func(tlsAddr
 	if err != nil {
 		return fmt.Errorf("server: listen on %s: %w", cfg.Addr, err)
 	}
-	servers := []*http.Server{{
+	tlsServer := &http.Server{
 		Handler:           s,
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-	}}
+	}
+	servers := []*http.Server{tlsServer}
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return servers[0].ServeTLS(ln, "", "") })
+	// The goroutine holds its own server: servers itself grows below, concurrently.
+	g.Go(func() error { return tlsServer.ServeTLS(ln, "", "") })
 	plainAddr := ""
 	if cfg.PlainAddr != "" {
 		pln, err := net.Listen("tcp", cfg.PlainAddr)
@@ -94,6 +98,7 @@ func HTTPSGuard(next http.Handler, trusted []netip.Prefix) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Request-Id", store.NewID("req")) // every response carries one (decisions §1)
 		w.WriteHeader(http.StatusForbidden)
 		_ = json.NewEncoder(w).Encode(errorBody{Error: errorObject{Type: "https_required", Message: "Use HTTPS: plain HTTP requests are refused."}})
 	})

@@ -119,7 +119,8 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		l := s.rates.limiter(p.KeyID)
 		now := s.now()
 		h := c.Response().Header()
-		h.Set("RateLimit-Limit", strconv.Itoa(int(s.rates.limit)))
+		// The contract's RateLimit-Limit is the bucket size, so RateLimit-Remaining never exceeds it.
+		h.Set("RateLimit-Limit", strconv.Itoa(s.rates.burst))
 		if !l.AllowN(now, 1) {
 			wait := time.Duration(float64(time.Second) / float64(s.rates.limit))
 			if r := l.ReserveN(now, 1); r.OK() {

@@ -49,6 +49,7 @@ type Server struct {
 	tokens         *service.Tokens
 	numbers        *service.Numbers
 	messages       *service.Messages
+	voice          *service.Voice
 	log            *slog.Logger
 	now            func() time.Time
 	metrics        *metrics
@@ -69,7 +70,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	core := cfg.Core
 	s := &Server{
-		store: core.Store, tokens: core.Tokens, numbers: core.Numbers, messages: core.Messages, log: cfg.Logger, now: cfg.Now,
+		store: core.Store, tokens: core.Tokens, numbers: core.Numbers, messages: core.Messages, voice: core.Voice, log: cfg.Logger, now: cfg.Now,
 		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL,
 		routes: map[string]string{}, public: map[string]bool{},
 	}
@@ -112,6 +113,7 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
+	e.Pre(dropUnusableRequestID)
 	e.Use(
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: func() string { return store.NewID("req") }}),
 		s.observe,
@@ -142,8 +144,29 @@ func New(cfg Config) (*Server, error) {
 		s.idempotency,
 	)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(s, nil))
+	// Signed file URLs: public, outside the contract (see serveFile).
+	e.GET("/files/:token", s.serveFile)
+	e.GET(strings.TrimSuffix(service.RecordingFilePath, "/")+"/:token", s.serveRecording)
 	s.echo = e
 	return s, nil
+}
+
+// dropUnusableRequestID discards a client's X-Request-Id that is too long or not plain visible
+// ASCII, so a fresh one is minted: request ids end up in logs and the API log table.
+func dropUnusableRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		if id := h.Get(echo.HeaderXRequestID); id != "" {
+			ok := len(id) <= 128
+			for i := 0; ok && i < len(id); i++ {
+				ok = id[i] > ' ' && id[i] < 0x7f
+			}
+			if !ok {
+				h.Del(echo.HeaderXRequestID)
+			}
+		}
+		return next(c)
+	}
 }
 
 // defineFormats registers, once per process (kin-openapi keeps them globally), the validators

@@ -53,6 +53,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	GinkgoWriter.Printf("database: %s\n", st.Dialect())
 	core, err = service.NewCore(service.CoreConfig{
 		Store: st, PublicURL: "https://switchboard.test", Now: clock.Now, Logger: testLogger(),
+		// Webhook specs deliver to local receivers; a short timeout stands for the 15 s one.
+		WebhookAllowPrivate: true, WebhookTimeout: webhookTestTimeout,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
 			c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: simReviewDelay, Now: clock.Now, Logger: testLogger()})
 			return []carriers.Carrier{c}, err
@@ -60,7 +62,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	})
 	Expect(err).NotTo(HaveOccurred())
 	tokens = core.Tokens
-	workers, err := core.StartWorkers(ctx)
+	// The workers outlive BeforeSuite, whose context ends with it.
+	workers, err := core.StartWorkers(context.WithoutCancel(ctx))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func(ctx context.Context) { Expect(workers.Stop(ctx)).To(Succeed()) })
 	api = newAPI(server.Config{RateLimit: -1})

@@ -126,7 +126,7 @@ var _ = Describe("Users", func() {
 			func(body map[string]any, field string) {
 				r := t.post("/accounts/"+acct+"/users", body)
 				Expect(r).To(HaveFieldError(field), r.String())
-				Expect(idsOf(t.get("/accounts/" + acct + "/users"))).To(BeEmpty(), "nothing was created")
+				Expect(idsOf(t.get("/accounts/"+acct+"/users"))).To(BeEmpty(), "nothing was created")
 			},
 			Entry("first_name missing", map[string]any{"last_name": "O'Conner"}, "first_name"),
 			Entry("first_name empty", map[string]any{"first_name": ""}, "first_name"),
@@ -255,7 +255,7 @@ var _ = Describe("Users", func() {
 				r := t.patch("/users/"+u["id"].(string), patch)
 				Expect(r).To(HaveStatus(http.StatusOK), r.String())
 				Expect(r.JSON()).To(Equal(want))
-				Expect(t.get("/users/" + u["id"].(string)).JSON()).To(Equal(want), "the change is stored")
+				Expect(t.get("/users/"+u["id"].(string)).JSON()).To(Equal(want), "the change is stored")
 			},
 			Entry("first_name", map[string]any{"first_name": "Dominic"}),
 			Entry("last_name", map[string]any{"last_name": "Toretto"}),
@@ -296,7 +296,7 @@ var _ = Describe("Users", func() {
 			Expect(r).To(HaveStatus(http.StatusOK), r.String())
 			Expect(r.JSON()).To(Equal(u))
 
-			Expect(t.get("/users/"+id)).To(HaveError(http.StatusNotFound, "not_found"))
+			Expect(t.get("/users/" + id)).To(HaveError(http.StatusNotFound, "not_found"))
 			Expect(t.patch("/users/"+id, map[string]any{"first_name": "Back"})).To(HaveError(http.StatusNotFound, "not_found"))
 			Expect(t.delete("/users/"+id)).To(HaveError(http.StatusNotFound, "not_found"), "deleting twice")
 			Expect(t.post("/users/"+id+"/tokens", nil)).To(HaveError(http.StatusNotFound, "not_found"))
@@ -327,7 +327,7 @@ var _ = Describe("Users", func() {
 				Expect(theirs).To(HaveError(http.StatusNotFound, "not_found"))
 				Expect(theirs.Body).To(MatchJSON(nothing.Body), "no existence leak")
 			}
-			Expect(other.get("/users/" + id).JSON()).To(Equal(their), "the other project's user is untouched")
+			Expect(other.get("/users/"+id).JSON()).To(Equal(their), "the other project's user is untouched")
 		})
 	})
 })

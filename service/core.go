@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -24,6 +25,22 @@ type CoreConfig struct {
 	Carriers func(carriers.Reporter) ([]carriers.Carrier, error)
 	// PublicURL is the installation's public base URL (the iss of user tokens). Required.
 	PublicURL string
+	// Pacing is each sender number's throughput by type (see Pacing for the defaults).
+	Pacing Pacing
+	// AttachmentClient fetches message attachments. Defaults to a client with a 10 s timeout.
+	AttachmentClient *http.Client
+	// JobRescueAfter is how long a job may run before another instance takes it over, as after
+	// a crash. Defaults to 5 minutes.
+	JobRescueAfter time.Duration
+	// WebhookAllowPrivate lets webhook endpoints resolve to private, loopback, link-local and
+	// unique-local addresses (local development, tests). Defaults to false: such targets are
+	// refused on the resolved address at connect time.
+	WebhookAllowPrivate bool
+	// WebhookTimeout is how long a webhook endpoint has to answer 2xx. Defaults to 15 s.
+	WebhookTimeout time.Duration
+	// WebhookClient, when set, sends webhook deliveries instead of the guarded default client
+	// (see NewWebhookClient); WebhookAllowPrivate and WebhookTimeout then do not apply to it.
+	WebhookClient *http.Client
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -38,8 +55,12 @@ type Core struct {
 	Carriers *Carriers
 	Numbers  *Numbers
 	Messages *Messages
+	Voice    *Voice
+	Webhooks *Webhooks
 	// Workers are the job handlers of every service and carrier.
 	Workers *river.Workers
+
+	rescueAfter time.Duration
 }
 
 // workerRegistrar is implemented by services and carriers that have jobs.
@@ -56,7 +77,10 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	c := &Core{Store: cfg.Store, Workers: river.NewWorkers()}
+	if cfg.JobRescueAfter == 0 {
+		cfg.JobRescueAfter = 5 * time.Minute
+	}
+	c := &Core{Store: cfg.Store, Workers: river.NewWorkers(), rescueAfter: cfg.JobRescueAfter}
 	river.AddWorker(c.Workers, &purgeWorker{store: cfg.Store, now: cfg.Now, log: cfg.Logger})
 	var err error
 	if c.Tokens, err = NewTokens(cfg.Store, cfg.PublicURL, cfg.Now); err != nil {
@@ -78,10 +102,20 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if c.Numbers, err = NewNumbers(NumbersConfig{Store: cfg.Store, Carriers: c.Carriers, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
-	if c.Messages, err = NewMessages(MessagesConfig{Store: cfg.Store, Carriers: c.Carriers, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+	if c.Messages, err = NewMessages(MessagesConfig{Store: cfg.Store, Carriers: c.Carriers, PublicURL: cfg.PublicURL,
+		Pacing: cfg.Pacing, HTTPClient: cfg.AttachmentClient, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
-	for _, r := range []any{c.Numbers, c.Messages} {
+	c.Reports.messages = c.Messages
+	if c.Voice, err = NewVoice(VoiceConfig{Store: cfg.Store, Carriers: c.Carriers, PublicURL: cfg.PublicURL, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+		return nil, err
+	}
+	c.Reports.voice = c.Voice
+	if c.Webhooks, err = NewWebhooks(WebhooksConfig{Store: cfg.Store, AllowPrivate: cfg.WebhookAllowPrivate,
+		Timeout: cfg.WebhookTimeout, Client: cfg.WebhookClient, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+		return nil, err
+	}
+	for _, r := range []any{c.Numbers, c.Messages, c.Webhooks} {
 		r.(workerRegistrar).Register(c.Workers)
 	}
 	for _, a := range adapters {
@@ -94,5 +128,11 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 
 // StartWorkers starts this instance's job workers; stop them with the returned client's Stop.
 func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error) {
-	return c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping()})
+	// Message dispatch has its own queue, so that it is fetched apart from carrier reports and
+	// housekeeping; idle workers poll every 25 ms so a queued message waits little for a worker.
+	return c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping(),
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 50}, MessagesQueue: {MaxWorkers: 50},
+			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers.
+			store.QueueWebhookFanout: {MaxWorkers: 20}, WebhooksQueue: {MaxWorkers: 100}},
+		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter})
 }

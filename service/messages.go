@@ -1,20 +1,98 @@
 package service
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/riverqueue/river"
 
+	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/store"
 )
+
+// Messaging rules (decisions §5 and §7).
+const (
+	// MaxScheduleAhead is how far in the future send_at may be.
+	MaxScheduleAhead = 60 * 24 * time.Hour
+	// DefaultExpiry is how long a message may wait in the queue before it fails with expired.
+	DefaultExpiry = 4 * time.Hour
+	// DemoMessageLimit is how many messages a demo key may send per account.
+	DemoMessageLimit = 25
+	// MaxBodyLength is the longest body accepted, in characters (the longest MMS text carriers
+	// take); longer is 422 message_too_long.
+	MaxBodyLength = 1600
+	// BlockRetryAfter is how long a number blocked after a hard failure fails fast before a send
+	// to it is tried again (decisions §5: blocked until a later send succeeds).
+	BlockRetryAfter = 24 * time.Hour
+)
+
+// Error types of the messaging rules.
+const (
+	TypeOptedOut            = "opted_out"
+	TypeOutboundDisabled    = "outbound_disabled"
+	TypeNoPhoneNumber       = "no_phone_number"
+	TypePhoneNumberNotFound = "phone_number_not_found"
+	TypeCampaignRequired    = "campaign_required"
+	TypeTollFreeUnverified  = "toll_free_unverified"
+	TypeMessageTooLong      = "message_too_long"
+	TypeDemoMessageLimit    = "demo_message_limit"
+	TypeDemoAPIKey          = "demo_api_key"
+)
+
+// Pacing is each sender number's throughput by number type, in messages per second; messages
+// over it wait in the queue. Zero fields take the defaults; a negative rate means unpaced.
+type Pacing struct {
+	// Local defaults to 10/s.
+	Local float64
+	// TollFree defaults to 3/s.
+	TollFree float64
+	// ShortCode defaults to 100/s.
+	ShortCode float64
+	// Demo (the shared demo number) defaults to 1/s.
+	Demo float64
+}
+
+func (p Pacing) withDefaults() Pacing {
+	or := func(v, d float64) float64 {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	return Pacing{Local: or(p.Local, 10), TollFree: or(p.TollFree, 3), ShortCode: or(p.ShortCode, 100), Demo: or(p.Demo, 1)}
+}
+
+// interval is the time between two messages of a number of this type; 0 when unpaced.
+func (p Pacing) interval(numberType string) time.Duration {
+	rate := map[string]float64{store.NumberLocal: p.Local, store.NumberTollFree: p.TollFree,
+		store.NumberShortCode: p.ShortCode, store.NumberDemo: p.Demo}[numberType]
+	if rate <= 0 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / rate)
+}
 
 // MessagesConfig wires the Messages service.
 type MessagesConfig struct {
 	// Store and Carriers are required.
 	Store    *store.Store
 	Carriers *Carriers
+	// PublicURL is the installation's public base URL, the root of attachment and file URLs.
+	// Defaults to https://localhost:8443.
+	PublicURL string
+	// Pacing is the per-sender throughput. Defaults to local 10/s, toll-free 3/s, short code
+	// 100/s, demo 1/s.
+	Pacing Pacing
+	// Expiry is how long a message may wait in the queue. Defaults to 4 h.
+	Expiry time.Duration
+	// HTTPClient fetches attachments. Defaults to a client with a 10 s timeout.
+	HTTPClient *http.Client
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -22,9 +100,12 @@ type MessagesConfig struct {
 }
 
 // Messages sends and receives SMS and MMS through the carriers, durably: a message and its
-// dispatch job are written in one transaction. (Built by the messaging core.)
+// dispatch job are written in one transaction, the dispatch submits it to its number's carrier
+// exactly once (the message id is the carrier's client reference), and receipts and inbound
+// messages arrive through Reports.
 type Messages struct {
-	cfg MessagesConfig
+	cfg    MessagesConfig
+	signer *fileSigner
 }
 
 // NewMessages returns the Messages service.
@@ -38,8 +119,666 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Messages{cfg: cfg}, nil
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "https://localhost:8443"
+	}
+	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
+	cfg.Pacing = cfg.Pacing.withDefaults()
+	if cfg.Expiry == 0 {
+		cfg.Expiry = DefaultExpiry
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: AttachmentFetchTimeout}
+	}
+	return &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}}, nil
 }
 
 // Register adds the service's job workers.
-func (m *Messages) Register(*river.Workers) {}
+func (m *Messages) Register(w *river.Workers) {
+	river.AddWorker(w, &dispatchWorker{m: m})
+}
+
+func (m *Messages) now() time.Time { return m.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// ContactParams select or create the recipient contact of a send.
+type ContactParams struct {
+	PhoneNumber string
+	// Email, FirstName, LastName and Metadata fill a contact the send creates; an existing
+	// contact is left as it is.
+	Email, FirstName, LastName *string
+	Metadata                   map[string]string
+}
+
+// SendParams is a send request in either of its two shapes: Conversation, or To with an
+// optional From.
+type SendParams struct {
+	ProjectID, AccountID string
+	// Demo is true when a demo key sends: only through the demo number, 25 per account.
+	Demo bool
+	// Conversation is the conversation form: the contact and optionally the sending number.
+	Conversation *ConversationParams
+	// To and From are the other form.
+	To, From    *string
+	Body        *string
+	Attachments []string
+	Metadata    map[string]string
+	SendAt      *time.Time
+}
+
+// ConversationParams selects (or creates) the conversation of a send.
+type ConversationParams struct {
+	Contact ContactParams
+	// PhoneNumber is the sending number: E.164, short code or pn_ id; empty for the default.
+	PhoneNumber *string
+}
+
+// Send validates a send, then stores the message (queued, or scheduled for a future send_at), its
+// contact and conversation when new, and its dispatch job in one transaction.
+func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, error) {
+	now := m.now()
+	recipient, from, contact, err := m.validate(p, now)
+	if err != nil {
+		return nil, err
+	}
+	body := ""
+	if p.Body != nil {
+		body = *p.Body
+	}
+	seg := Segment(body)
+	msg := &store.Message{
+		ID: store.NewID(store.PrefixMessage), ProjectID: p.ProjectID, AccountID: p.AccountID,
+		Direction: store.DirectionOutbound, Status: store.StatusQueued, Body: p.Body, Metadata: p.Metadata,
+		Encoding: seg.Encoding, Segments: seg.Segments, Type: MessageType(seg, len(p.Attachments)),
+		ToNumber: recipient, CreatedAt: now, UpdatedAt: now,
+	}
+	if p.SendAt != nil && p.SendAt.After(now) {
+		at := p.SendAt.UTC().Truncate(time.Microsecond)
+		msg.Status, msg.SendAt = store.StatusScheduled, &at
+	}
+	atts := make([]store.Attachment, len(p.Attachments))
+	for i, u := range p.Attachments {
+		atts[i] = store.Attachment{ID: store.NewID(store.PrefixAttachment), ProjectID: p.ProjectID, MessageID: msg.ID,
+			Position: i, URL: u, Type: guessAttachmentType(u)}
+	}
+	view := &store.MessageView{Attachments: atts}
+	err = m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		sc, err := tx.LoadSendContext(ctx, p.ProjectID, p.AccountID, from)
+		if err != nil {
+			return err
+		}
+		if sc.Archived {
+			return Errorf(TypeAccountArchived, "the account is archived and cannot send messages")
+		}
+		sender, err := m.sender(ctx, tx, p, from, sc.Sender)
+		if err != nil {
+			return err
+		}
+		contact.ProjectID, contact.AccountID = p.ProjectID, p.AccountID
+		pair, err := tx.ResolvePair(ctx, contact, sender.ID, now)
+		if err != nil {
+			return err
+		}
+		switch {
+		case pair.Contact.OptedOut:
+			return Errorf(TypeOptedOut, "the contact %s has opted out of messages from this account", recipient)
+		case pair.Contact.OutboundDisabled:
+			return Errorf(TypeOutboundDisabled, "outbound messaging is disabled for the contact %s", recipient)
+		}
+		if pair.ConversationCreated {
+			if err := conversationEvent(ctx, tx, pair.Conversation, pair.Contact, sender); err != nil {
+				return err
+			}
+		}
+		msg.ConversationID, msg.ContactID = pair.Conversation.ID, pair.Contact.ID
+		msg.PhoneNumberID, msg.SenderType, msg.FromNumber, msg.Carrier = sender.ID, sender.Type, sender.Number, sender.Carrier
+		if err := tx.InsertMessage(ctx, msg, atts); err != nil {
+			return err
+		}
+		view.Contact, view.PhoneNumber = *pair.Contact, *sender
+		return tx.InsertJob(ctx, dispatchArgs{MessageID: msg.ID}, dispatchOpts(msg.SendAt))
+	})
+	if err != nil {
+		return nil, err
+	}
+	view.Message = *msg
+	return view, nil
+}
+
+// validate checks the shape of a send and returns the recipient, the sender reference and the
+// contact to find or create.
+func (m *Messages) validate(p SendParams, now time.Time) (recipient, from string, contact store.Contact, err error) {
+	switch {
+	case p.Conversation != nil && (p.To != nil || p.From != nil):
+		field := "to"
+		if p.To == nil {
+			field = "from"
+		}
+		return "", "", contact, Invalid(field, "cannot be combined with conversation; use one form or the other")
+	case p.Conversation == nil && p.To == nil:
+		return "", "", contact, Invalid("to", "is required (or give conversation.contact)")
+	}
+	field := "to"
+	if p.Conversation != nil {
+		c := p.Conversation.Contact
+		contact = store.Contact{PhoneNumber: c.PhoneNumber, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName, Metadata: c.Metadata}
+		field = "conversation.contact.phone_number"
+		if p.Conversation.PhoneNumber != nil {
+			from = *p.Conversation.PhoneNumber
+		}
+	} else {
+		contact.PhoneNumber = *p.To
+		if p.From != nil {
+			from = *p.From
+		}
+	}
+	if contact.PhoneNumber, err = NormalizeE164(contact.PhoneNumber); err != nil {
+		return "", "", contact, Invalid(field, ErrNotE164.Error())
+	}
+	if hasNUL(p.Body, contact.FirstName, contact.LastName, contact.Email) || hasNULValues(p.Metadata) || hasNULValues(contact.Metadata) {
+		return "", "", contact, Invalid("body", "must not contain NUL characters (\\u0000)")
+	}
+	hasBody := p.Body != nil && *p.Body != ""
+	if !hasBody && len(p.Attachments) == 0 {
+		return "", "", contact, Invalid("body", "is required when there are no attachments")
+	}
+	if len(p.Attachments) > MaxAttachments {
+		return "", "", contact, Invalid("attachments", fmt.Sprintf("must have at most %d items", MaxAttachments))
+	}
+	if hasBody && utf8.RuneCountInString(*p.Body) > MaxBodyLength {
+		return "", "", contact, Errorf(TypeMessageTooLong, "the body is longer than %d characters", MaxBodyLength)
+	}
+	if p.SendAt != nil && p.SendAt.After(now.Add(MaxScheduleAhead)) {
+		return "", "", contact, Invalid("send_at", "must be at most 60 days ahead")
+	}
+	return contact.PhoneNumber, from, contact, nil
+}
+
+// hasNUL reports whether any string contains a NUL character, which PostgreSQL text cannot hold.
+func hasNUL(ss ...*string) bool {
+	for _, s := range ss {
+		if s != nil && strings.ContainsRune(*s, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasNULValues(m map[string]string) bool {
+	for k, v := range m {
+		if strings.ContainsRune(k, 0) || strings.ContainsRune(v, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// sender resolves and checks the sending number.
+func (m *Messages) sender(ctx context.Context, tx *store.Store, p SendParams, from string, s *store.Sender) (*store.PhoneNumber, error) {
+	if p.Demo {
+		demo, err := tx.DemoNumber(ctx)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, Errorf(TypeNoPhoneNumber, "this installation has no demo number to send demo messages through")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if from != "" && from != demo.ID && from != demo.Number {
+			return nil, Errorf(TypeDemoAPIKey, "demo API keys can only send through the demo number %s; use a live key", demo.Number)
+		}
+		ok, err := tx.TakeDemoSend(ctx, p.AccountID, DemoMessageLimit)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, Errorf(TypeDemoMessageLimit, "demo keys can send at most %d messages per account", DemoMessageLimit)
+		}
+		return demo, nil
+	}
+	if s == nil {
+		if from == "" {
+			return nil, Errorf(TypeNoPhoneNumber, "the account has no phone number to send from; purchase one first")
+		}
+		return nil, Errorf(TypePhoneNumberNotFound, "%s is not a phone number of this account", from)
+	}
+	switch s.Type {
+	case store.NumberLocal:
+		if s.CampaignID == nil || s.CampaignStatus == nil || *s.CampaignStatus != store.CampaignActive ||
+			s.AttachmentStatus == nil || *s.AttachmentStatus != store.AttachmentDone {
+			return nil, Errorf(TypeCampaignRequired, "the local number %s is not attached to an active campaign", s.Number)
+		}
+	case store.NumberTollFree:
+		if s.TollFreeActive == 0 {
+			return nil, Errorf(TypeTollFreeUnverified, "the toll-free number %s has no active toll-free campaign", s.Number)
+		}
+	}
+	return &s.PhoneNumber, nil
+}
+
+// Get returns a project's message.
+func (m *Messages) Get(ctx context.Context, projectID, id string) (*store.MessageView, error) {
+	return m.cfg.Store.GetMessage(ctx, projectID, id)
+}
+
+// List returns a page of an account's messages, of one conversation when conversationID is set.
+func (m *Messages) List(ctx context.Context, projectID, accountID, conversationID string, p store.Page) ([]store.MessageView, store.Cursors, error) {
+	return m.cfg.Store.ListMessages(ctx, projectID, accountID, conversationID, p)
+}
+
+// Cancel cancels a scheduled message; any other state is a conflict.
+func (m *Messages) Cancel(ctx context.Context, projectID, id string) (*store.MessageView, error) {
+	err := m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		if _, err := tx.GetMessage(ctx, projectID, id); err != nil {
+			return err
+		}
+		ok, err := tx.UpdateMessage(ctx, id, []string{store.StatusScheduled},
+			map[string]any{"status": store.StatusCanceled, "updated_at": m.now()})
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return Errorf(TypeConflict, "only a scheduled message can be canceled")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m.cfg.Store.GetMessage(ctx, projectID, id)
+}
+
+// dispatchArgs is the job that hands one message to its carrier.
+type dispatchArgs struct {
+	MessageID string `json:"message_id"`
+}
+
+// Kind names the job.
+func (dispatchArgs) Kind() string { return "dispatch_message" }
+
+// MessagesQueue is the job queue of message dispatch.
+const MessagesQueue = "messages"
+
+// InsertOpts puts dispatch jobs in their own queue.
+func (dispatchArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: MessagesQueue} }
+
+func dispatchOpts(sendAt *time.Time) *river.InsertOpts {
+	if sendAt == nil {
+		return nil
+	}
+	return &river.InsertOpts{Queue: MessagesQueue, ScheduledAt: *sendAt}
+}
+
+type dispatchWorker struct {
+	river.WorkerDefaults[dispatchArgs]
+	m *Messages
+}
+
+func (w *dispatchWorker) Work(ctx context.Context, j *river.Job[dispatchArgs]) error {
+	return w.m.dispatch(ctx, j.Args.MessageID)
+}
+
+// dispatchBatch is the most messages one dispatch hands to the carrier: the job's own message
+// and other messages of the same sender that wait to be sent now. Only fast senders (a pace of
+// at least 1,000 messages per second, or none) send in batches; the others send in order, one
+// message per slot.
+const dispatchBatch = 50
+
+// slotTolerance is how early a message may take its pacing slot.
+const slotTolerance = 5 * time.Millisecond
+
+// resubmitAfter is how long a message may stay `sending` before its own dispatch submits it
+// again (the dispatch that was submitting it presumably died with its process).
+const resubmitAfter = 10 * time.Second
+
+// dispatch moves one message, and with it other due messages of its sender, towards the carrier.
+// It is safe to run more than once: states are read under a lock, a final state ends the job, and
+// a message left `sending` is submitted again with the same reference (the carrier answers with
+// the first submission).
+func (m *Messages) dispatch(ctx context.Context, id string) error {
+	// Most jobs of messages that another dispatch took in its batch end here, without a lock.
+	status, err := m.cfg.Store.MessageStatus(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		m.cfg.Logger.Warn("dispatch of an unknown message", "message_id", id)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch status {
+	case store.StatusQueued, store.StatusScheduled, store.StatusSending:
+	default:
+		return nil
+	}
+	now := m.now()
+	var (
+		batch []*store.Message
+		wait  time.Duration
+	)
+	err = m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		msg, err := tx.LockMessage(ctx, id)
+		if err != nil {
+			return err
+		}
+		switch msg.Status {
+		case store.StatusSending:
+			if age := now.Sub(msg.UpdatedAt); age < resubmitAfter {
+				wait = resubmitAfter - age // another dispatch is submitting it: look again later
+				return nil
+			}
+			batch = []*store.Message{msg}
+			return nil
+		case store.StatusQueued, store.StatusScheduled:
+		default:
+			return nil
+		}
+		due := []*store.Message{msg}
+		iv := m.cfg.Pacing.interval(msg.SenderType)
+		if msg.NotBefore == nil && iv < time.Millisecond {
+			others, err := tx.LockQueued(ctx, msg.PhoneNumberID, msg.ID, dispatchBatch-1)
+			if err != nil {
+				return err
+			}
+			for i := range others {
+				due = append(due, &others[i])
+			}
+		}
+		phones, accounts := make([]string, len(due)), make([]string, len(due))
+		for i, d := range due {
+			phones[i], accounts[i] = d.ToNumber, d.AccountID
+		}
+		blocks, err := tx.BlockedAmong(ctx, accounts, phones)
+		if err != nil {
+			return err
+		}
+		var sendable []*store.Message
+		for _, d := range due {
+			if !now.Before(m.queuedSince(d).Add(m.cfg.Expiry)) {
+				if err := m.fail(ctx, tx, d, carriers.FailureExpired, now, nil); err != nil {
+					return err
+				}
+				continue
+			}
+			if b, ok := blocks[[2]string{d.AccountID, d.ToNumber}]; ok && now.Before(b.RetryAfter) {
+				if err := m.fail(ctx, tx, d, b.Reason, now, nil); err != nil {
+					return err
+				}
+				continue
+			}
+			sendable = append(sendable, d)
+		}
+		if len(sendable) == 0 {
+			return nil
+		}
+		if iv == 0 {
+			ids := make([]string, len(sendable))
+			for i, d := range sendable {
+				ids[i], d.Status, d.UpdatedAt = d.ID, store.StatusSending, now
+			}
+			batch = sendable
+			return tx.MarkSending(ctx, ids, now)
+		}
+		// Paced: give each message without a slot the number's next slot; those whose slot has
+		// come are sent, the others wait for it (their own jobs snooze until then).
+		var fresh []*store.Message
+		for _, d := range sendable {
+			if d.NotBefore == nil {
+				fresh = append(fresh, d)
+			}
+		}
+		if len(fresh) > 0 {
+			first, err := tx.ReserveSendSlots(ctx, msg.PhoneNumberID, now, iv, len(fresh))
+			if err != nil {
+				return err
+			}
+			for i, d := range fresh {
+				slot := first.Add(time.Duration(i) * iv)
+				d.NotBefore = &slot
+			}
+		}
+		for _, d := range sendable {
+			fields := map[string]any{"updated_at": now, "not_before": *d.NotBefore, "status": store.StatusQueued}
+			if !d.NotBefore.After(now.Add(slotTolerance)) {
+				fields["status"] = store.StatusSending
+				batch = append(batch, d)
+			} else if d == msg {
+				wait = min(d.NotBefore.Sub(now), m.queuedSince(d).Add(m.cfg.Expiry).Sub(now))
+			}
+			if _, err := tx.UpdateMessage(ctx, d.ID, []string{d.Status}, fields); err != nil {
+				return err
+			}
+			d.Status, d.UpdatedAt = fields["status"].(string), now
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		m.cfg.Logger.Warn("dispatch of an unknown message", "message_id", id)
+		return nil
+	case err != nil:
+		return err
+	}
+	if len(batch) > 0 {
+		if err := m.submitAll(ctx, id, batch); err != nil {
+			return err
+		}
+	}
+	if wait > 0 {
+		return river.JobSnooze(wait)
+	}
+	return nil
+}
+
+// submitAll submits `sending` messages one by one and records those the carrier accepted in one
+// transaction. It returns the error of the job's own message (id) when that one should be
+// retried; the others are retried by their own jobs.
+func (m *Messages) submitAll(ctx context.Context, id string, batch []*store.Message) error {
+	var (
+		sent   []*store.Message
+		ownErr error
+	)
+	for _, msg := range batch {
+		carrierID, err := m.submit(ctx, msg)
+		switch {
+		case err != nil && msg.ID == id:
+			ownErr = err
+		case err != nil:
+			m.cfg.Logger.Info("submission to retry", "message_id", msg.ID, "err", err)
+		case carrierID != nil:
+			msg.CarrierID = carrierID
+			sent = append(sent, msg)
+		}
+	}
+	if len(sent) == 0 {
+		return ownErr
+	}
+	now := m.now()
+	err := m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		var recorded []store.Message
+		for _, msg := range sent {
+			fields := map[string]any{"status": store.StatusSent, "sent_at": now, "updated_at": now}
+			if *msg.CarrierID != "" {
+				fields["carrier_id"] = *msg.CarrierID
+			} else {
+				msg.CarrierID = nil
+			}
+			ok, err := tx.UpdateMessage(ctx, msg.ID, []string{store.StatusSending}, fields)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue // not sending any more: a receipt overtook us and recorded the outcome
+			}
+			msg.Status, msg.SentAt, msg.UpdatedAt = store.StatusSent, &now, now
+			recorded = append(recorded, *msg)
+		}
+		views, err := tx.MessageViews(ctx, recorded)
+		if err != nil {
+			return err
+		}
+		for i := range views {
+			if _, err := tx.InsertEvent(ctx, views[i].ProjectID, views[i].AccountID, EventMessageSent, m.messageData(&views[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return ownErr
+}
+
+// queuedSince is when a message started waiting to be sent.
+func (m *Messages) queuedSince(msg *store.Message) time.Time {
+	if msg.SendAt != nil && msg.SendAt.After(msg.CreatedAt) {
+		return *msg.SendAt
+	}
+	return msg.CreatedAt
+}
+
+// submit fetches a `sending` message's attachments and hands it to its carrier. It returns the
+// carrier's id of the message when the carrier accepted it, nil when the message failed for good
+// (recorded here), or an error when the submission should be tried again.
+func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, error) {
+	out := carriers.Outbound{Reference: msg.ID, From: msg.FromNumber, To: msg.ToNumber, Encoding: msg.Encoding, Segments: msg.Segments}
+	if msg.Body != nil {
+		out.Body = *msg.Body
+	}
+	media, err := m.media(ctx, msg)
+	var unreachable *errAttachment
+	if errors.As(err, &unreachable) {
+		m.cfg.Logger.Info("attachment unreachable", "message_id", msg.ID, "err", err)
+		return nil, m.failSending(ctx, msg, carriers.FailureAttachmentUnreachable)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Media = media
+	messenger, err := m.cfg.Carriers.Messenger(msg.Carrier)
+	if err != nil {
+		m.cfg.Logger.Error("no messaging carrier for a message", "message_id", msg.ID, "carrier", msg.Carrier, "err", err)
+		return nil, m.failSending(ctx, msg, carriers.FailureUnknown)
+	}
+	sub, err := messenger.Submit(ctx, out)
+	var refused *carriers.SubmitError
+	switch {
+	case errors.As(err, &refused) && refused.Permanent:
+		return nil, m.failSending(ctx, msg, refused.Reason)
+	case err != nil:
+		if !m.now().Before(m.queuedSince(msg).Add(m.cfg.Expiry)) {
+			return nil, m.failSending(ctx, msg, carriers.FailureExpired)
+		}
+		return nil, fmt.Errorf("submit message %s: %w", msg.ID, err)
+	}
+	return &sub.CarrierID, nil
+}
+
+// media fetches (once) and stores a message's attachments, and returns them as the carrier gets
+// them: signed URLs of the stored copies.
+func (m *Messages) media(ctx context.Context, msg *store.Message) ([]carriers.Media, error) {
+	if msg.Type != TypeMMS {
+		return nil, nil
+	}
+	atts, err := m.cfg.Store.MessageAttachments(ctx, msg.ID)
+	if err != nil || len(atts) == 0 {
+		return nil, err
+	}
+	out := make([]carriers.Media, 0, len(atts))
+	for _, a := range atts {
+		ct := ""
+		if a.ContentType != nil {
+			ct = *a.ContentType
+		}
+		if a.FetchedAt == nil {
+			var data []byte
+			if ct, data, err = m.fetchAttachment(ctx, a.URL); err != nil {
+				return nil, err
+			}
+			if err := m.cfg.Store.SaveAttachmentFile(ctx, a.ID, AttachmentType(ct), ct, data, m.now()); err != nil {
+				return nil, err
+			}
+		}
+		u, err := m.FileURL(ctx, a.ID, CarrierFileURLTTL)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, carriers.Media{URL: u, ContentType: ct})
+	}
+	return out, nil
+}
+
+// failSending fails a message that is `sending`.
+func (m *Messages) failSending(ctx context.Context, msg *store.Message, reason string) error {
+	return m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		locked, err := tx.LockMessage(ctx, msg.ID)
+		if err != nil {
+			return err
+		}
+		if locked.Status != store.StatusSending {
+			return nil
+		}
+		return m.fail(ctx, tx, locked, reason, m.now(), nil)
+	})
+}
+
+// fail records a message's failure and its message.failed event inside tx. Numbers that failed as
+// invalid or unreachable are blocked for the account.
+func (m *Messages) fail(ctx context.Context, tx *store.Store, msg *store.Message, reason string, at time.Time, v *store.MessageView) error {
+	if !knownFailure[reason] {
+		reason = carriers.FailureUnknown
+	}
+	ok, err := tx.UpdateMessage(ctx, msg.ID, []string{msg.Status},
+		map[string]any{"status": store.StatusFailed, "failed_at": at, "failure_reason": reason, "updated_at": at})
+	if err != nil || !ok {
+		return err
+	}
+	msg.Status, msg.FailedAt, msg.FailureReason, msg.UpdatedAt = store.StatusFailed, &at, &reason, at
+	if reason == carriers.FailureInvalidMobileNumber || reason == carriers.FailureUnreachableCarrier {
+		if err := tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
+			Reason: reason, BlockedAt: at, RetryAfter: at.Add(BlockRetryAfter)}); err != nil {
+			return err
+		}
+	}
+	return m.messageEvent(ctx, tx, EventMessageFailed, msg, v)
+}
+
+var knownFailure = map[string]bool{
+	carriers.FailureInvalidMobileNumber: true, carriers.FailureUnreachableCarrier: true, carriers.FailureLandline: true,
+	carriers.FailureCarrierFiltered: true, carriers.FailureOptedOutAtCarrier: true, carriers.FailureExpired: true,
+	carriers.FailureAttachmentUnreachable: true, carriers.FailureUnknown: true,
+}
+
+// applyReceipt records a carrier's delivery receipt. A receipt for a message that already has
+// its outcome (carriers repeat them) changes nothing.
+func (m *Messages) applyReceipt(ctx context.Context, carrier string, rc *carriers.Receipt) error {
+	at := rc.At.UTC().Truncate(time.Microsecond)
+	if rc.At.IsZero() {
+		at = m.now()
+	}
+	status, reason, event := store.StatusDelivered, "", EventMessageDelivered
+	if rc.Status == carriers.ReceiptFailed {
+		status, reason, event = store.StatusFailed, rc.FailureReason, EventMessageFailed
+		if !knownFailure[reason] {
+			reason = carriers.FailureUnknown
+		}
+	}
+	return m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		msg, err := tx.FinishOutbound(ctx, rc.Reference, status, at, reason, rc.CarrierID)
+		if err != nil || msg == nil {
+			if msg == nil && err == nil {
+				m.cfg.Logger.Debug("receipt for no message waiting for one", "carrier", carrier, "reference", rc.Reference)
+			}
+			return err
+		}
+		switch {
+		case reason == carriers.FailureInvalidMobileNumber || reason == carriers.FailureUnreachableCarrier:
+			err = tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
+				Reason: reason, BlockedAt: at, RetryAfter: at.Add(BlockRetryAfter)})
+		case status == store.StatusDelivered:
+			err = tx.UnblockNumber(ctx, msg.AccountID, msg.ToNumber)
+		}
+		if err != nil {
+			return err
+		}
+		return m.messageEvent(ctx, tx, event, msg, nil)
+	})
+}

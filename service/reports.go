@@ -15,6 +15,10 @@ import (
 type Reports struct {
 	store *store.Store
 	log   *slog.Logger
+	// messages applies receipts and inbound messages; NewCore sets it once Messages exists.
+	messages *Messages
+	// voice applies call events; NewCore sets it once Voice exists.
+	voice *Voice
 }
 
 // NewReports returns the inbound path over the store.

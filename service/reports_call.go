@@ -6,7 +6,10 @@ import (
 	"github.com/switchboard/switchboard/carriers"
 )
 
-// call applies a voice call event. (Built by the voice work.)
+// call applies a voice call event (see Voice.apply).
 func (r *Reports) call(ctx context.Context, carrier string, c *carriers.CallEvent) error {
-	return ErrNotImplemented
+	if r.voice == nil {
+		return ErrNotImplemented
+	}
+	return r.voice.apply(ctx, carrier, c)
 }

@@ -93,8 +93,9 @@ func (s *Store) UpdateAccount(ctx context.Context, projectID, id string, patch A
 }
 
 // ArchiveAccount marks an account archived (once; archiving again returns it unchanged).
-// Later issues hang the release of numbers and campaigns on this transaction.
-func (s *Store) ArchiveAccount(ctx context.Context, projectID, id string) (*Account, error) {
+// onArchive, when not nil, runs in the same transaction when the account becomes archived: it
+// releases the account's numbers and ends its campaigns (service.Numbers.ArchiveAccount).
+func (s *Store) ArchiveAccount(ctx context.Context, projectID, id string, onArchive func(tx *Store, a *Account) error) (*Account, error) {
 	var out *Account
 	err := s.Tx(ctx, func(tx *Store) error {
 		a, err := tx.GetAccount(ctx, projectID, id)
@@ -106,6 +107,11 @@ func (s *Store) ArchiveAccount(ctx context.Context, projectID, id string) (*Acco
 			a.ArchivedAt, a.UpdatedAt = &t, t
 			if err := tx.q(ctx).Model(a).Updates(map[string]any{"archived_at": t, "updated_at": t}).Error; err != nil {
 				return translate(err, fmt.Sprintf("archive account %s", id))
+			}
+			if onArchive != nil {
+				if err := onArchive(tx, a); err != nil {
+					return err
+				}
 			}
 		}
 		out = a

@@ -24,7 +24,8 @@ type Event struct {
 }
 
 // InsertEvent records an event; data is marshalled to JSON. Call it inside the transaction of the
-// change the event describes.
+// change the event describes: it also enqueues the event's webhook fan-out job (EventFanoutArgs)
+// in that transaction.
 func (s *Store) InsertEvent(ctx context.Context, projectID, accountID, typ string, data any) (*Event, error) {
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -33,6 +34,11 @@ func (s *Store) InsertEvent(ctx context.Context, projectID, accountID, typ strin
 	e := &Event{ID: NewID(PrefixEvent), ProjectID: projectID, AccountID: accountID, Type: typ, Data: string(b), CreatedAt: now()}
 	if err := s.q(ctx).Create(e).Error; err != nil {
 		return nil, translate(err, "insert event")
+	}
+	// The webhook fan-out job commits (or rolls back) with the event: no event is ever lost
+	// to webhooks, and none is announced that did not happen.
+	if err := s.InsertJob(ctx, EventFanoutArgs{EventID: e.ID, ProjectID: projectID, Type: typ}, nil); err != nil {
+		return nil, err
 	}
 	return e, nil
 }

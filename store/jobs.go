@@ -111,6 +111,9 @@ type WorkerConfig struct {
 	PeriodicJobs []*river.PeriodicJob
 	// Logger defaults to the store's logger, warnings and above.
 	Logger *slog.Logger
+	// RescueStuckJobsAfter is how long a job may stay running before the leader makes it
+	// available again (its worker presumably died with its process). Defaults to River's 1 hour.
+	RescueStuckJobsAfter time.Duration
 }
 
 // StartWorkers starts working jobs in the background; stop them with the returned client's Stop.
@@ -131,13 +134,14 @@ func (s *Store) StartWorkers(ctx context.Context, cfg WorkerConfig) (*river.Clie
 		cfg.Logger = quietLogger(s.log)
 	}
 	c, err := river.NewClient(s.queueDriver, &river.Config{
-		Workers:           cfg.Workers,
-		Queues:            cfg.Queues,
-		FetchCooldown:     min(cfg.PollInterval, 100*time.Millisecond),
-		FetchPollInterval: cfg.PollInterval,
-		Logger:            cfg.Logger,
-		JobTimeout:        -1,
-		PeriodicJobs:      cfg.PeriodicJobs,
+		Workers:              cfg.Workers,
+		Queues:               cfg.Queues,
+		FetchCooldown:        min(cfg.PollInterval, 100*time.Millisecond),
+		FetchPollInterval:    cfg.PollInterval,
+		Logger:               cfg.Logger,
+		JobTimeout:           -1,
+		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
+		PeriodicJobs:         cfg.PeriodicJobs,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: job client: %w", err)

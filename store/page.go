@@ -54,6 +54,9 @@ func paginate[T any](q *gorm.DB, p Page, idOf func(*T) string) ([]T, Cursors, er
 	}
 	var rows []T
 	var cur Cursors
+	if p.After != "" && p.Before != "" {
+		return nil, cur, &CursorError{Param: "before", Reason: "cannot be combined with after"}
+	}
 	switch {
 	case p.Before != "":
 		id, err := decodeCursor(p.Before, "before")

@@ -37,10 +37,13 @@ var (
 	ErrDuplicate = errors.New("store: duplicate")
 )
 
-// CursorError reports a pagination cursor that this store did not issue.
+// CursorError reports a pagination cursor that this store did not issue, or cursors that
+// cannot be used together.
 type CursorError struct {
-	// Param is the query parameter that carried the cursor ("after" or "before").
+	// Param is the query parameter at fault ("after" or "before").
 	Param string
+	// Reason says what is wrong; empty means "not a cursor this API issued".
+	Reason string
 }
 
 func (e *CursorError) Error() string { return "store: invalid cursor in " + e.Param }
@@ -90,7 +93,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	)
 	if strings.HasPrefix(cfg.URL, "postgres://") || strings.HasPrefix(cfg.URL, "postgresql://") {
 		dialect = Postgres
-		gcfg.PrepareStmt = true
+		// pgx already prepares and caches every statement per connection; gorm's own prepared
+		// statements would prepare and close them again inside every transaction.
 		db, err = gorm.Open(postgres.Open(cfg.URL), gcfg)
 		if maxOpen == 0 {
 			maxOpen = 20

@@ -1,6 +1,174 @@
 package sim
 
-import "github.com/riverqueue/river"
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
 
-// registerMessageWorkers adds the receipt workers. (Built by the messaging core.)
-func (c *Carrier) registerMessageWorkers(*river.Workers) {}
+	"github.com/riverqueue/river"
+	"gorm.io/gorm/clause"
+
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/store"
+)
+
+// Magic destination numbers: a message to one of them fails with the failure reason beside it,
+// reported by a failed receipt after the configured latency. Every other number is delivered.
+// (Twilio's test numbers follow the same idea.)
+var MagicNumbers = map[string]string{
+	"+15005550001": carriers.FailureInvalidMobileNumber,
+	"+15005550002": carriers.FailureUnreachableCarrier,
+	"+15005550003": carriers.FailureLandline,
+	"+15005550004": carriers.FailureCarrierFiltered,
+	"+15005550005": carriers.FailureOptedOutAtCarrier,
+	"+15005550006": carriers.FailureUnknown,
+}
+
+// Other magic destination numbers.
+const (
+	// RefuseNumber is refused at submission, permanently, as an invalid mobile number.
+	RefuseNumber = "+15005550009"
+	// FlakyNumber makes every submission fail with a temporary error until it has been tried
+	// FlakyAttempts times; the next is accepted (exercises the retry of dispatch).
+	FlakyNumber = "+15005550007"
+	// SilentNumber is accepted and never gets a receipt: the message stays sent.
+	SilentNumber = "+15005550008"
+)
+
+// FlakyAttempts is how many submissions to FlakyNumber fail before one is accepted.
+const FlakyAttempts = 1
+
+// Outcomes stored with an outbox entry.
+const (
+	outcomeDelivered = "delivered"
+	outcomeSilent    = "silent"
+)
+
+// OutboxEntry is a message the simulated carrier accepted: what the handset received.
+type OutboxEntry struct {
+	// Reference is the client reference it was submitted with (a message id); unique.
+	Reference string `json:"reference" gorm:"primaryKey"`
+	CarrierID string `json:"carrier_id"`
+	From      string `json:"from" gorm:"column:from_number"`
+	To        string `json:"to" gorm:"column:to_number"`
+	Body      string `json:"body"`
+	// Parts is the number of SMS segments.
+	Parts    int    `json:"parts"`
+	Encoding string `json:"encoding"`
+	// Media are the attachments' URLs, as JSON in the table.
+	Media     []string  `json:"media" gorm:"serializer:json"`
+	Outcome   string    `json:"outcome"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// TableName is the simulated carrier's outbox table.
+func (OutboxEntry) TableName() string { return "sim_outbox" }
+
+// receiptArgs is the job that reports a message's fate after the simulated latency.
+type receiptArgs struct {
+	Reference string `json:"reference"`
+	CarrierID string `json:"carrier_id"`
+	Outcome   string `json:"outcome"`
+}
+
+// Kind names the job.
+func (receiptArgs) Kind() string { return "sim_receipt" }
+
+type receiptWorker struct {
+	river.WorkerDefaults[receiptArgs]
+	c *Carrier
+}
+
+func (w *receiptWorker) Work(ctx context.Context, j *river.Job[receiptArgs]) error {
+	rc := &carriers.Receipt{Reference: j.Args.Reference, CarrierID: j.Args.CarrierID, Status: carriers.ReceiptDelivered, At: w.c.cfg.Now()}
+	if j.Args.Outcome != outcomeDelivered {
+		rc.Status, rc.FailureReason = carriers.ReceiptFailed, j.Args.Outcome
+	}
+	return w.c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Receipt: rc})
+}
+
+// registerMessageWorkers adds the receipt worker.
+func (c *Carrier) registerMessageWorkers(w *river.Workers) {
+	river.AddWorker(w, &receiptWorker{c: c})
+}
+
+// Submit accepts a message into the outbox and schedules its receipt, in one transaction. The
+// reference is unique in the outbox: a repeated submission stores nothing and answers with the
+// first one's carrier id and Duplicate set.
+func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Submission, error) {
+	switch m.To {
+	case RefuseNumber:
+		return carriers.Submission{}, &carriers.SubmitError{Permanent: true, Reason: carriers.FailureInvalidMobileNumber}
+	case FlakyNumber:
+		c.mu.Lock()
+		c.flaky[m.Reference]++
+		n := c.flaky[m.Reference]
+		c.mu.Unlock()
+		if n <= FlakyAttempts {
+			return carriers.Submission{}, &carriers.SubmitError{Reason: carriers.FailureUnknown, Err: fmt.Errorf("simulated temporary failure %d", n)}
+		}
+	}
+	outcome := outcomeDelivered
+	if reason, ok := MagicNumbers[m.To]; ok {
+		outcome = reason
+	} else if m.To == SilentNumber {
+		outcome = outcomeSilent
+	}
+	media := make([]string, 0, len(m.Media))
+	for _, md := range m.Media {
+		media = append(media, md.URL)
+	}
+	e := &OutboxEntry{Reference: m.Reference, CarrierID: store.NewID("sim"), From: m.From, To: m.To, Body: m.Body,
+		Parts: m.Segments, Encoding: m.Encoding, Media: media, Outcome: outcome, CreatedAt: c.cfg.Now().UTC()}
+	var sub carriers.Submission
+	err := c.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		res := tx.DB().WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(e)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			var first OutboxEntry
+			if err := tx.DB().WithContext(ctx).Where("reference = ?", m.Reference).Take(&first).Error; err != nil {
+				return err
+			}
+			sub = carriers.Submission{CarrierID: first.CarrierID, Duplicate: true}
+			return nil
+		}
+		sub = carriers.Submission{CarrierID: e.CarrierID}
+		if outcome == outcomeSilent {
+			return nil
+		}
+		return tx.InsertJob(ctx, receiptArgs{Reference: m.Reference, CarrierID: e.CarrierID, Outcome: outcome},
+			&river.InsertOpts{ScheduledAt: time.Now().Add(c.cfg.Latency)})
+	})
+	if err != nil {
+		return carriers.Submission{}, fmt.Errorf("sim: submit %s: %w", m.Reference, err)
+	}
+	return sub, nil
+}
+
+// Inbound injects a message from a handset (From) to one of our numbers (To), as a carrier
+// reports it; it returns the carrier id it gave the message.
+func (c *Carrier) Inbound(ctx context.Context, from, to, body string, media []carriers.Media) (string, error) {
+	id := store.NewID("simin")
+	err := c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Inbound: &carriers.InboundMessage{
+		CarrierID: id, From: from, To: to, Body: body, Media: media, At: c.cfg.Now()}})
+	return id, err
+}
+
+// Outbox lists what handsets received through the simulated carrier, oldest first, only to one
+// number when to is not empty.
+func Outbox(ctx context.Context, st *store.Store, to string) ([]OutboxEntry, error) {
+	q := st.DB().WithContext(ctx).Model(&OutboxEntry{})
+	if to = strings.TrimSpace(to); to != "" {
+		q = q.Where("to_number = ?", to)
+	}
+	var out []OutboxEntry
+	if err := q.Order("created_at, reference").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("sim: outbox: %w", err)
+	}
+	return out, nil
+}
+
+var _ carriers.Messenger = (*Carrier)(nil)

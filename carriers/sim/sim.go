@@ -9,6 +9,7 @@ package sim
 import (
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -31,6 +32,9 @@ type Config struct {
 	Reporter carriers.Reporter
 	// ReviewDelay is how long campaign review takes. Defaults to 2 s.
 	ReviewDelay time.Duration
+	// Latency is how long after a submission its delivery receipt arrives. Defaults to 500 ms;
+	// negative means at once.
+	Latency time.Duration
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -40,6 +44,10 @@ type Config struct {
 // Carrier is the simulated carrier.
 type Carrier struct {
 	cfg Config
+
+	mu sync.Mutex
+	// flaky counts the submissions of each reference to FlakyNumber.
+	flaky map[string]int
 }
 
 // New returns the simulated carrier.
@@ -50,13 +58,16 @@ func New(cfg Config) (*Carrier, error) {
 	if cfg.ReviewDelay == 0 {
 		cfg.ReviewDelay = 2 * time.Second
 	}
+	if cfg.Latency == 0 {
+		cfg.Latency = 500 * time.Millisecond
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Carrier{cfg: cfg}, nil
+	return &Carrier{cfg: cfg, flaky: map[string]int{}}, nil
 }
 
 // Name reports "sim".

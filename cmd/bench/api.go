@@ -17,7 +17,7 @@ const apiReadTarget = 4000
 // authenticated read GET /accounts/{id} and the write POST /accounts/{account_id}/contacts, each
 // with its throughput as a share of the baseline's.
 func runAPI(ctx context.Context, b *Bench) error {
-	b.rep.Note("api: rate limiting is disabled (server.Config.RateLimit = -1); the server's logger drops records below warn; API request logs are written as in production")
+	b.rep.Note("api: the API is wired as `switchboard serve` wires it (simulated carrier, job workers running, API request logs written) except that rate limiting is disabled (server.Config.RateLimit = -1) and the logger drops records below warn")
 	var base *Result
 	if b.keep("baseline") {
 		var err error
@@ -26,7 +26,7 @@ func runAPI(ctx context.Context, b *Bench) error {
 		}
 	}
 	return b.EachDatabase(ctx, func(ctx context.Context, db *Database) error {
-		s, err := b.startAPI(ctx, db.Store, db.Dir)
+		s, err := b.startAPI(ctx, db, apiConfig{})
 		if err != nil {
 			return err
 		}

@@ -18,13 +18,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/server"
 	"github.com/switchboard/switchboard/service"
-	"github.com/switchboard/switchboard/store"
 )
 
-// apiServer is the real Switchboard API serving TLS on a loopback port, with a project and a live
-// key to call it with.
+// apiServer is the real Switchboard API serving TLS on a loopback port, with its job workers
+// running, and a project and live key to call it with.
 type apiServer struct {
 	// URL is https://127.0.0.1:<port>.
 	URL string
@@ -32,17 +33,29 @@ type apiServer struct {
 	Client *http.Client
 	// ProjectID and Key are the caller's project and live API key secret.
 	ProjectID, Key string
+	// Core is the domain behind the API, for scenarios that look past HTTP (outbox, jobs).
+	Core *service.Core
 
-	api  *server.Server
-	stop context.CancelFunc
-	done chan error
+	api     *server.Server
+	workers interface{ Stop(context.Context) error }
+	stop    context.CancelFunc
+	done    chan error
 }
 
-// startAPI starts server.New + Serve on 127.0.0.1:0 over st, as `switchboard serve` wires it,
-// with a self-signed certificate generated into dir and rate limiting disabled (the bench would
-// otherwise measure the limiter's 429s). The server logs warnings and errors to stderr only.
-func (b *Bench) startAPI(ctx context.Context, st *store.Store, dir string) (*apiServer, error) {
-	certFile, keyFile, _, err := server.EnsureSelfSignedCert(filepath.Join(dir, "tls"))
+// apiConfig tunes the API a scenario starts. The zero value suits the api scenario.
+type apiConfig struct {
+	// Pacing is each sender number's rate (service.CoreConfig.Pacing). Zero: unpaced.
+	Pacing service.Pacing
+	// SimLatency is the simulated carrier's delay before a receipt. Zero: at once.
+	SimLatency time.Duration
+}
+
+// startAPI wires the API as `switchboard serve` does (service.NewCore with the simulated carrier,
+// job workers, server.New, Serve) over db on 127.0.0.1:0, with a self-signed certificate
+// generated into db.Dir and rate limiting disabled (the bench would otherwise measure the
+// limiter's 429s). The server logs warnings and errors to stderr only.
+func (b *Bench) startAPI(ctx context.Context, db *Database, cfg apiConfig) (*apiServer, error) {
+	certFile, keyFile, _, err := server.EnsureSelfSignedCert(filepath.Join(db.Dir, "tls"))
 	if err != nil {
 		return nil, err
 	}
@@ -51,16 +64,34 @@ func (b *Bench) startAPI(ctx context.Context, st *store.Store, dir string) (*api
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	tokens, err := service.NewTokens(st, "https://127.0.0.1", time.Now)
+	latency := cfg.SimLatency
+	if latency == 0 {
+		latency = -1 // at once, in sim.Config's terms
+	}
+	st := db.Store
+	core, err := service.NewCore(service.CoreConfig{
+		Store: st, PublicURL: "https://127.0.0.1", Logger: log, Pacing: cfg.Pacing,
+		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+			c, err := sim.New(sim.Config{Store: st, Reporter: r, Latency: latency, Logger: log})
+			return []carriers.Carrier{c}, err
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
-	api, err := server.New(server.Config{Store: st, Tokens: tokens, Logger: log, RateLimit: -1})
+	api, err := server.New(server.Config{Core: core, Logger: log, RateLimit: -1})
 	if err != nil {
 		return nil, err
 	}
 	sctx, stop := context.WithCancel(ctx)
-	s := &apiServer{Client: client, api: api, stop: stop, done: make(chan error, 1)}
+	s := &apiServer{Client: client, Core: core, api: api, stop: stop, done: make(chan error, 1)}
+	workers, err := core.StartWorkers(sctx)
+	if err != nil {
+		stop()
+		_ = api.Close(context.Background())
+		return nil, err
+	}
+	s.workers = workers
 	ready := make(chan string, 1)
 	go func() {
 		s.done <- api.Serve(sctx, server.ListenConfig{Addr: "127.0.0.1:0", CertFile: certFile, KeyFile: keyFile},
@@ -70,8 +101,8 @@ func (b *Bench) startAPI(ctx context.Context, st *store.Store, dir string) (*api
 	case addr := <-ready:
 		s.URL = "https://" + addr
 	case err := <-s.done:
-		stop()
-		_ = api.Close(context.Background())
+		s.done <- err
+		s.Close()
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 
@@ -87,8 +118,8 @@ func (b *Bench) startAPI(ctx context.Context, st *store.Store, dir string) (*api
 	return s, nil
 }
 
-// Close stops the server (idle connections first, so shutdown is immediate) and writes the API
-// logs it still buffers.
+// Close stops the server (idle connections first, so shutdown is immediate), writes the API logs
+// it still buffers, and stops the job workers.
 func (s *apiServer) Close() {
 	s.Client.CloseIdleConnections()
 	s.stop()
@@ -96,6 +127,11 @@ func (s *apiServer) Close() {
 		fmt.Fprintln(os.Stderr, "bench: serve:", err)
 	}
 	_ = s.api.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.workers.Stop(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: stop job workers:", err)
+	}
 }
 
 // newClient returns the load generator's client: HTTP/1.1 with keep-alive over TLS, trusting

@@ -2,9 +2,16 @@
 // TLS on fresh databases, drives it with a keep-alive client, and prints throughput and latency
 // per scenario and database. `make bench` runs it.
 //
+//	go run ./cmd/bench -scenario api                       # both databases, 10 s phases, concurrency 32
+//	go run ./cmd/bench -db postgres -phase get -cpuprofile /tmp/p
+//	go tool pprof -top /tmp/p-postgres-get.pprof             # the profile of the measured window only
+//
 // It is a measuring tool, not a test: it asserts nothing and never fails on slow figures; it
 // prints them (with the issue's target next to them) for a person to read. The load generator
-// runs in the same process as the server, so both share the machine's cores.
+// runs in the same process as the server, so both share the machine's cores; each phase says how
+// the CPU was shared (this process, PostgreSQL, other processes), since a busy machine makes
+// every figure low. PostgreSQL comes from -pg ($SWITCHBOARD_BENCH_DATABASE_URL); when it cannot
+// be reached its figures are skipped and SQLite still runs.
 package main
 
 import (

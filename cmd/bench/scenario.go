@@ -30,6 +30,11 @@ var scenarios = map[string]Scenario{
 		Duration: 10 * time.Second,
 		Run:      runAPI,
 	},
+	"send": {
+		Doc:      "POST /accounts/{account_id}/messages (32 clients) and the end-to-end rate of messages reaching delivered",
+		Duration: 20 * time.Second,
+		Run:      runSend,
+	},
 }
 
 func scenarioNames() []string {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/service"
 )
 
 // Config is the installation's configuration, read from flags and SWITCHBOARD_* variables (a
@@ -44,6 +46,18 @@ type Config struct {
 	Carrier string
 	// SimReviewDelay is how long the simulated carrier takes to review a campaign. Defaults to 2s.
 	SimReviewDelay time.Duration
+	// SimLatency is how long after a submission the simulated carrier's receipt arrives.
+	// Defaults to 500ms.
+	SimLatency time.Duration
+	// Pacing is each sender number's messages per second by type; 0 means unpaced. Defaults to
+	// local 10, toll-free 3, short code 100, demo 1.
+	Pacing service.Pacing
+	// JobRescueAfter is how long a job may run before it is taken over (its instance presumably
+	// died). Defaults to 5m.
+	JobRescueAfter time.Duration
+	// WebhookAllowPrivate lets webhook endpoints resolve to private, loopback and link-local
+	// addresses. Defaults to false (`make run` sets it for local development).
+	WebhookAllowPrivate bool
 }
 
 func env(name, def string) string {
@@ -73,7 +87,44 @@ func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
 	fs.StringVar(&c.Carrier, "carrier", env("CARRIER", "sim"), "default carrier adapter: sim, twilio or smpp (SWITCHBOARD_CARRIER)")
 	var reviewDelay string
 	fs.StringVar(&reviewDelay, "sim-review-delay", env("SIM_REVIEW_DELAY", "2s"), "simulated campaign review time (SWITCHBOARD_SIM_REVIEW_DELAY)")
+	var simLatency, rescueAfter, webhookPrivate string
+	fs.StringVar(&webhookPrivate, "webhook-allow-private", env("WEBHOOK_ALLOW_PRIVATE", "false"), "deliver webhooks to private, loopback and link-local addresses (SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE)")
+	fs.StringVar(&simLatency, "sim-latency", env("SIM_LATENCY", "500ms"), "simulated delivery receipt latency (SWITCHBOARD_SIM_LATENCY)")
+	fs.StringVar(&rescueAfter, "job-rescue-after", env("JOB_RESCUE_AFTER", "5m"), "how long a job may run before another instance takes it over (SWITCHBOARD_JOB_RESCUE_AFTER)")
+	paceFlags := []struct {
+		flag, env, def string
+		dst            *float64
+	}{
+		{"pace-local", "PACE_LOCAL", "10", &c.Pacing.Local},
+		{"pace-toll-free", "PACE_TOLL_FREE", "3", &c.Pacing.TollFree},
+		{"pace-short-code", "PACE_SHORT_CODE", "100", &c.Pacing.ShortCode},
+		{"pace-demo", "PACE_DEMO", "1", &c.Pacing.Demo},
+	}
+	paceValues := make([]string, len(paceFlags))
+	for i, p := range paceFlags {
+		fs.StringVar(&paceValues[i], p.flag, env(p.env, p.def), "messages per second per sender number; 0 is unpaced (SWITCHBOARD_"+p.env+")")
+	}
 	return c, func() error {
+		for i, p := range paceFlags {
+			v, err := strconv.ParseFloat(paceValues[i], 64)
+			if err != nil || v < 0 {
+				return fmt.Errorf("SWITCHBOARD_%s / --%s: %q is not a non-negative number", p.env, p.flag, paceValues[i])
+			}
+			if v == 0 {
+				v = -1 // unpaced, in service.Pacing's terms
+			}
+			*p.dst = v
+		}
+		if d, err := time.ParseDuration(simLatency); err != nil || d < 0 {
+			return fmt.Errorf("SWITCHBOARD_SIM_LATENCY / --sim-latency: %q is not a non-negative duration", simLatency)
+		} else {
+			c.SimLatency = d
+		}
+		if d, err := time.ParseDuration(rescueAfter); err != nil || d <= 0 {
+			return fmt.Errorf("SWITCHBOARD_JOB_RESCUE_AFTER / --job-rescue-after: %q is not a positive duration", rescueAfter)
+		} else {
+			c.JobRescueAfter = d
+		}
 		d, err := time.ParseDuration(reviewDelay)
 		if err != nil || d <= 0 {
 			return fmt.Errorf("SWITCHBOARD_SIM_REVIEW_DELAY / --sim-review-delay: %q is not a positive duration", reviewDelay)
@@ -98,6 +149,9 @@ func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
 			return fmt.Errorf("SWITCHBOARD_AUTO_MIGRATE / --auto-migrate: %q is not true or false", autoMigrate)
 		}
 		c.AutoMigrate = b
+		if c.WebhookAllowPrivate, err = strconv.ParseBool(webhookPrivate); err != nil {
+			return fmt.Errorf("SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE / --webhook-allow-private: %q is not true or false", webhookPrivate)
+		}
 		if c.RateLimit, err = strconv.ParseFloat(rateLimit, 64); err != nil || c.RateLimit < 0 {
 			return fmt.Errorf("SWITCHBOARD_RATE_LIMIT / --rate-limit: %q is not a non-negative number", rateLimit)
 		}

@@ -40,6 +40,7 @@ Usage:
   switchboard key revoke key_…
   switchboard logs --project prj_… [--limit N]
   switchboard sim …                         drive the simulated carrier (see 'switchboard sim')
+  switchboard webhook …                     webhook endpoints, deliveries and replays (see 'switchboard webhook')
 
 Every command takes --json for machine-readable output, and the configuration flags
 (--data-dir, --database-url, ...; see 'switchboard serve -h') or SWITCHBOARD_* variables.
@@ -215,6 +216,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		})
 	case "sim":
 		return simCommand(ctx, rest, stdout, stderr)
+	case "webhook":
+		return webhookCommand(ctx, rest, stdout, stderr)
 	case "logs":
 		project := fs.String("project", "", "project id (required)")
 		limit := fs.Int("limit", 50, "how many of the most recent requests")
@@ -379,11 +382,16 @@ func serve(ctx context.Context, cfg *Config, devKey bool, o *output, stderr io.W
 // on the domain (sim, webhooks) use it too, so they behave exactly as the server would.
 func newCore(cfg *Config, st *store.Store, log *slog.Logger) (*service.Core, error) {
 	return service.NewCore(service.CoreConfig{
-		Store: st, PublicURL: cfg.PublicURL, Logger: log,
+		Store: st, PublicURL: cfg.PublicURL, Logger: log, Pacing: cfg.Pacing, JobRescueAfter: cfg.JobRescueAfter,
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
 			switch cfg.Carrier {
 			case "sim":
-				c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Logger: log})
+				latency := cfg.SimLatency
+				if latency == 0 {
+					latency = -1 // at once, in sim.Config's terms
+				}
+				c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: latency, Logger: log})
 				return []carriers.Carrier{c}, err
 			}
 			return nil, fmt.Errorf("SWITCHBOARD_CARRIER=%s: this carrier adapter is not built yet; use sim", cfg.Carrier)

@@ -14,6 +14,8 @@ import (
 const simUsage = `switchboard sim: drive the simulated carrier (SWITCHBOARD_CARRIER=sim).
 
   switchboard sim campaign approve|reject <cpn_…|tfc_…>   force a review verdict
+  switchboard sim call --from +1… --to +1… [--answer|--no-answer] [--voicemail-seconds N]
+                                                           a handset calls one of the numbers
   switchboard sim inbound --from +1… --to +1… --body TEXT  a handset sends a message
   switchboard sim outbox [--to +1…]                        what handsets received
 
@@ -39,6 +41,8 @@ func simCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	switch args[0] {
 	case "campaign":
 		run = simCampaign(fs)
+	case "call":
+		run = simCall(fs)
 	case "inbound":
 		run = simInbound(fs)
 	case "outbox":

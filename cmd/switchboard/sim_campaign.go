@@ -2,15 +2,77 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"strings"
 
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
 )
 
-// simCampaign forces a simulated review verdict: `sim campaign approve|reject <id>`.
-// (Built by the phone numbers and campaigns work.)
+const simCampaignUsage = "usage: switchboard sim campaign [--json] [--reason TEXT] approve|reject <cpn_…|tfc_…>"
+
+// simCampaign forces a simulated review verdict: `sim campaign approve|reject <id>`. The verdict
+// goes through the core's inbound path exactly as the simulated registry reports one, so a
+// campaign that is not under review is left as it is.
 func simCampaign(fs *flag.FlagSet) simRun {
+	reason := fs.String("reason", "rejected by the operator", "the rejection reason (reject only)")
 	return func(ctx context.Context, core *service.Core, args []string, o *output) error {
-		return service.ErrNotImplemented
+		if len(args) != 2 || (args[0] != "approve" && args[0] != "reject") {
+			return errors.New(simCampaignUsage + " (flags come before the verdict)")
+		}
+		id := args[1]
+		before, err := campaignStatus(ctx, core.Store, id)
+		if err != nil {
+			return err
+		}
+		v := &carriers.Verdict{Reference: id, Approved: args[0] == "approve"}
+		if !v.Approved {
+			v.Reason = *reason
+		}
+		if err := core.Reports.Report(ctx, carriers.Report{Carrier: sim.Name, Verdict: v}); err != nil {
+			return err
+		}
+		after, err := campaignStatus(ctx, core.Store, id)
+		if err != nil {
+			return err
+		}
+		return o.print(map[string]any{"id": id, "status": after, "changed": after != before}, func(w io.Writer) {
+			if after == before {
+				fmt.Fprintf(w, "%s is %s, not under review by the simulated carrier: unchanged\n", id, after)
+				return
+			}
+			fmt.Fprintf(w, "%s: %s -> %s\n", id, before, after)
+		})
 	}
+}
+
+// campaignStatus is the status of a campaign or toll-free campaign of any project.
+func campaignStatus(ctx context.Context, st *store.Store, id string) (string, error) {
+	var (
+		status string
+		err    error
+	)
+	switch {
+	case strings.HasPrefix(id, store.PrefixCampaign+"_"):
+		var c *store.Campaign
+		if c, err = st.CampaignByID(ctx, id); err == nil {
+			status = c.Status
+		}
+	case strings.HasPrefix(id, store.PrefixTollFreeCampaign+"_"):
+		var t *store.TollFreeCampaign
+		if t, err = st.TollFreeCampaignByID(ctx, id); err == nil {
+			status = t.Status
+		}
+	default:
+		return "", fmt.Errorf("%q is not a campaign id (cpn_…) or toll-free campaign id (tfc_…)\n%s", id, simCampaignUsage)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return "", fmt.Errorf("no campaign %s", id)
+	}
+	return status, err
 }

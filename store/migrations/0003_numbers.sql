@@ -1,4 +1,5 @@
--- Phone numbers, 10DLC campaigns and toll-free verifications.
+-- Phone numbers, 10DLC campaigns, toll-free verifications, the shared demo number and the
+-- simulated carrier's inventory and reviews.
 CREATE TABLE phone_numbers (
 	id TEXT PRIMARY KEY,
 	project_id TEXT NOT NULL,
@@ -17,10 +18,12 @@ CREATE TABLE phone_numbers (
 );
 CREATE UNIQUE INDEX phone_numbers_held ON phone_numbers(number) WHERE released_at IS NULL;
 CREATE INDEX phone_numbers_account ON phone_numbers(account_id, id);
+CREATE INDEX phone_numbers_campaign ON phone_numbers(campaign_id);
 CREATE TABLE campaigns (
 	id TEXT PRIMARY KEY,
 	project_id TEXT NOT NULL,
 	account_id TEXT NOT NULL REFERENCES accounts(id),
+	carrier TEXT NOT NULL,
 	status TEXT NOT NULL,
 	params TEXT NOT NULL,
 	tcr_id TEXT,
@@ -34,6 +37,7 @@ CREATE TABLE toll_free_campaigns (
 	project_id TEXT NOT NULL,
 	account_id TEXT NOT NULL REFERENCES accounts(id),
 	phone_number_id TEXT NOT NULL REFERENCES phone_numbers(id),
+	carrier TEXT NOT NULL,
 	status TEXT NOT NULL,
 	params TEXT NOT NULL,
 	rejection_reason TEXT,
@@ -41,4 +45,25 @@ CREATE TABLE toll_free_campaigns (
 	updated_at {{TS}} NOT NULL
 );
 CREATE INDEX toll_free_campaigns_account ON toll_free_campaigns(account_id, id);
-CREATE INDEX toll_free_campaigns_number ON toll_free_campaigns(phone_number_id);
+-- A toll-free number has at most one verification that is not finished (rejected or canceled).
+CREATE UNIQUE INDEX toll_free_campaigns_open ON toll_free_campaigns(phone_number_id)
+	WHERE status IN ('created', 'in_review', 'active');
+-- The installation's shared demo number, through which demo keys send. It belongs to no project,
+-- its carrier '' is whichever carrier is the default, and it is never purchasable.
+INSERT INTO phone_numbers (id, project_id, account_id, number, type, country, name, metadata, carrier,
+	created_at, updated_at)
+VALUES ('pn_01m809xke0e30awmwne8s7dzbh', '', NULL, '+18335550000', 'demo', 'US', 'Switchboard demo', '{}', '',
+	'2025-01-01 00:00:00+00:00', '2025-01-01 00:00:00+00:00');
+-- The simulated carrier (carriers/sim): the numbers it has provisioned to this installation, and
+-- the campaign reviews it has been asked for (reference = cpn_… or tfc_…).
+CREATE TABLE sim_numbers (
+	number TEXT PRIMARY KEY,
+	provisioned_at {{TS}} NOT NULL
+);
+CREATE TABLE sim_reviews (
+	reference TEXT PRIMARY KEY,
+	description TEXT NOT NULL,
+	tcr_id TEXT NOT NULL,
+	submitted_at {{TS}} NOT NULL,
+	decided_at {{TS}}
+);

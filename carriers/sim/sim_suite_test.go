@@ -1,0 +1,66 @@
+package sim_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/riverqueue/river"
+
+	"github.com/switchboard/switchboard/carriers/carriertest"
+	"github.com/switchboard/switchboard/carriers/sim"
+	"github.com/switchboard/switchboard/store"
+)
+
+// The simulated carrier's suite: the carrier conformance specs and the simulator's own, against
+// a real store (SQLite, or PostgreSQL when SWITCHBOARD_TEST_DATABASE_URL is set) with its job
+// workers running.
+func TestSim(t *testing.T) {
+	RegisterFailHandler(Fail)
+	// A scheduled job (a review) starts up to 5 s after it is due: River's scheduler runs that often.
+	SetDefaultEventuallyTimeout(15 * time.Second)
+	RunSpecs(t, "Simulated carrier Suite")
+}
+
+// reviewDelay is how long the simulator takes to review a campaign in the suite.
+const reviewDelay = 100 * time.Millisecond
+
+var (
+	st      *store.Store
+	reports *carriertest.Recorder
+	carrier *sim.Carrier
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var cleanup func()
+	var err error
+	st, cleanup, err = store.OpenTest(ctx, GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cleanup)
+	reports = carriertest.NewRecorder()
+	carrier, err = sim.New(sim.Config{Store: st, Reporter: reports, ReviewDelay: reviewDelay,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	Expect(err).NotTo(HaveOccurred())
+	workers := river.NewWorkers()
+	carrier.Register(workers)
+	// The workers outlive BeforeSuite, whose context ends with it.
+	client, err := st.StartWorkers(context.WithoutCancel(ctx), store.WorkerConfig{Workers: workers})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx context.Context) { Expect(client.Stop(ctx)).To(Succeed()) })
+})
+
+var _ = carriertest.Run(func() *carriertest.Harness {
+	return &carriertest.Harness{
+		Carrier: carrier,
+		Reports: reports,
+		Inventory: carriertest.Inventory{
+			Country: "US", AreaCode: "415", TollFreePrefix: "833",
+			Unknown: "+14155551234", // outside the 555-01XX block
+		},
+		RejectDescription: "Promotions for a product we will not name. " + sim.RejectWord,
+	}
+})

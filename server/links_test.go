@@ -1,0 +1,86 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+var shortLink = regexp.MustCompile(`https://switchboard\.test/l/([A-Za-z0-9_-]{12})`)
+
+// shorten runs service.ShortenLinks for a message in a transaction, as the send path does.
+func shorten(t *tenant, acct, messageID, body string) string {
+	var out string
+	ExpectWithOffset(1, st.Tx(context.Background(), func(tx *store.Store) error {
+		var err error
+		out, err = service.ShortenLinks(context.Background(), tx, "https://switchboard.test/",
+			service.LinkOwner{ProjectID: t.ProjectID, AccountID: acct, MessageID: messageID}, body)
+		return err
+	})).To(Succeed())
+	return out
+}
+
+// shortenedLink sends a real message and records a shortened link of url for it, returning the
+// link's code. (The send path calls ShortenLinks when settings.link_shortening is set; this
+// records the link for an already stored message, which FollowLink cannot tell apart.)
+func (t *tenant) shortenedLink(acct, from, url string) string {
+	m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "See " + url, "metadata": map[string]any{"campaign": "spring"}})
+	body := shorten(t, acct, m["id"].(string), "See "+url)
+	match := shortLink.FindStringSubmatch(body)
+	ExpectWithOffset(1, match).To(HaveLen(2), body)
+	return match[1]
+}
+
+var _ = Describe("Link shortening", func() {
+	var (
+		t    *tenant
+		acct string
+		from string
+	)
+	BeforeEach(func() {
+		t = newTenant()
+		acct = t.createAccount("Acme Dental")
+		_, from = t.addNumber(acct, sendable)
+	})
+
+	It("replaces each http(s) URL by a short link, leaving sentence punctuation and other text alone", func() {
+		body := shorten(t, acct, store.NewID("msg"),
+			"Book at https://acme.example/book?d=1&t=2. Or (http://acme.example/call)! Email x@acme.example, www.acme.example stays.")
+		Expect(body).To(MatchRegexp(`^Book at https://switchboard\.test/l/[A-Za-z0-9_-]{12}\. Or \(https://switchboard\.test/l/[A-Za-z0-9_-]{12}\)! Email x@acme\.example, www\.acme\.example stays\.$`))
+		Expect(shorten(t, acct, store.NewID("msg"), "No links here.")).To(Equal("No links here."))
+		Expect(shorten(t, acct, store.NewID("msg"), body)).To(Equal(body), "shortening twice changes nothing")
+	})
+
+	It("redirects GET /l/{code} (302, no API key) to the original URL and emits link.followed in the same transaction", func() {
+		code := t.shortenedLink(acct, from, "https://acme.example/offers?id=7&utm=sms")
+		anonymous := t.withKey("")
+		r := anonymous.get("/l/" + code)
+		Expect(r).To(HaveStatus(http.StatusFound), r.String())
+		Expect(r.Header.Get("Location")).To(Equal("https://acme.example/offers?id=7&utm=sms"))
+		Expect(anonymous.get("/l/" + code)).To(HaveStatus(http.StatusFound))
+
+		events := t.events("link.followed")
+		Expect(events).To(HaveLen(2), "one per visit")
+		msgs := t.get("/accounts/" + acct + "/messages").JSON()["data"].([]any)
+		msg := msgs[0].(map[string]any)
+		Expect(events[0]).To(SatisfyAll(
+			HaveKeyWithValue("id", MatchRegexp(`^lnk_[0-7][0-9a-hjkmnp-tv-z]{25}$`)),
+			HaveKeyWithValue("url", "https://acme.example/offers?id=7&utm=sms"),
+			HaveKeyWithValue("message_id", msg["id"]),
+			HaveKeyWithValue("message", map[string]any{"id": msg["id"], "blast_id": nil, "conversation_id": msg["conversation"].(map[string]any)["id"],
+				"metadata": map[string]any{"campaign": "spring"}}),
+		))
+	})
+
+	It("answers 404 in the error envelope for an unknown code, 422 for a malformed one", func() {
+		Expect(t.withKey("").get("/l/Unknown_code1")).To(HaveError(http.StatusNotFound, "not_found"))
+		Expect(t.withKey("").get("/l/a!")).To(HaveStatus(http.StatusUnprocessableEntity))
+		Expect(t.events("link.followed")).To(BeEmpty())
+	})
+})

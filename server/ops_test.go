@@ -1,0 +1,375 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/server"
+	"github.com/switchboard/switchboard/store"
+)
+
+// requestCount reads switchboard_http_requests_total for one operation, method and status from
+// the /metrics text; 0 when the series does not exist yet.
+func requestCount(metrics, operation, method string, status int) float64 {
+	re := regexp.MustCompile(`(?m)^switchboard_http_requests_total\{([^}]*)\} (\S+)$`)
+	for _, m := range re.FindAllStringSubmatch(metrics, -1) {
+		labels := m[1]
+		if strings.Contains(labels, `operation="`+operation+`"`) && strings.Contains(labels, `method="`+method+`"`) &&
+			strings.Contains(labels, `status="`+strconv.Itoa(status)+`"`) {
+			v, err := strconv.ParseFloat(m[2], 64)
+			Expect(err).NotTo(HaveOccurred())
+			return v
+		}
+	}
+	return 0
+}
+
+// decodeEnvelope reads an error envelope from a raw body.
+func decodeEnvelope(body []byte) map[string]any {
+	var m struct {
+		Error map[string]any `json:"error"`
+	}
+	ExpectWithOffset(1, json.Unmarshal(body, &m)).To(Succeed(), "body: %s", body)
+	return m.Error
+}
+
+var _ = Describe("Operations", func() {
+	var t *tenant
+	BeforeEach(func() { t = newTenant() })
+
+	Describe("probes", func() {
+		It("answers /healthz with 200 {status: ok}", func() {
+			r := t.withKey("").get("/healthz")
+			Expect(r).To(HaveStatus(http.StatusOK))
+			Expect(r.JSON()).To(Equal(map[string]any{"status": "ok"}))
+		})
+
+		It("answers /readyz with 200 while the database answers", func() {
+			r := t.withKey("").get("/readyz")
+			Expect(r).To(HaveStatus(http.StatusOK))
+			Expect(r.JSON()).To(HaveKeyWithValue("status", "ok"))
+		})
+	})
+
+	Describe("/metrics", func() {
+		metricsText := func() string {
+			r := t.withKey("").get("/metrics")
+			ExpectWithOffset(1, r).To(HaveStatus(http.StatusOK))
+			ExpectWithOffset(1, r.Header.Get("Content-Type")).To(HavePrefix("text/plain"))
+			return string(r.Body)
+		}
+
+		It("counts requests by operation, method and status", func() {
+			id := t.createAccount("Counted")
+			before := metricsText()
+			Expect(t.get("/accounts/" + id)).To(HaveStatus(http.StatusOK))
+			Expect(t.get("/accounts/" + store.NewID("acct"))).To(HaveStatus(http.StatusNotFound))
+			after := metricsText()
+			Expect(after).To(ContainSubstring("# TYPE switchboard_http_requests_total counter"))
+			Expect(requestCount(after, "getAccount", "GET", 200)).To(BeNumerically(">=", requestCount(before, "getAccount", "GET", 200)+1))
+			Expect(requestCount(after, "getAccount", "GET", 404)).To(BeNumerically(">=", requestCount(before, "getAccount", "GET", 404)+1))
+		})
+
+		It("records request latency per operation", func() {
+			t.get("/accounts")
+			Expect(metricsText()).To(MatchRegexp(`(?m)^switchboard_http_request_duration_seconds_bucket\{[^}]*operation="listAccounts"[^}]*\} \d+`))
+		})
+
+		It("labels unknown routes as operation unknown, never by their path", func() {
+			t.get("/no/such/route/4242")
+			text := metricsText()
+			Expect(requestCount(text, "unknown", "GET", 404)).To(BeNumerically(">=", 1))
+			Expect(text).NotTo(ContainSubstring("4242"))
+		})
+	})
+
+	Describe("/.well-known/jwks.json", func() {
+		It("publishes the Ed25519 public keys that verify user tokens", func() {
+			r := t.withKey("").get("/.well-known/jwks.json")
+			Expect(r).To(HaveStatus(http.StatusOK), r.String())
+			var set struct {
+				Keys []map[string]string `json:"keys"`
+			}
+			r.Into(&set)
+			Expect(set.Keys).NotTo(BeEmpty())
+			kids := map[string]bool{}
+			for _, k := range set.Keys {
+				Expect(k).To(HaveKeyWithValue("kty", "OKP"))
+				Expect(k).To(HaveKeyWithValue("crv", "Ed25519"))
+				Expect(k).To(HaveKeyWithValue("alg", "EdDSA"))
+				Expect(k).To(HaveKeyWithValue("use", "sig"))
+				Expect(k["kid"]).NotTo(BeEmpty())
+				Expect(kids).NotTo(HaveKey(k["kid"]), "kids are unique")
+				kids[k["kid"]] = true
+				x, err := base64.RawURLEncoding.DecodeString(k["x"])
+				Expect(err).NotTo(HaveOccurred())
+				Expect(x).To(HaveLen(32))
+				Expect(k).NotTo(HaveKey("d"), "never the private key")
+			}
+		})
+	})
+
+	Describe("operations of later releases", func() {
+		DescribeTable("answer 501 not_implemented in the error envelope",
+			func(method, path string, body any) {
+				account := t.createAccount("Acme")
+				r := t.request(method, strings.ReplaceAll(path, "{account}", account), body)
+				Expect(r).To(HaveError(http.StatusNotImplemented, "not_implemented"))
+				Expect(r.Header.Get("X-Request-Id")).NotTo(BeEmpty())
+			},
+			Entry("create an audience", http.MethodPost, "/accounts/{account}/audiences", map[string]any{"name": "VIPs"}),
+			Entry("list audiences", http.MethodGet, "/accounts/{account}/audiences", nil),
+			Entry("retrieve an audience", http.MethodGet, "/audiences/"+store.NewID("aud"), nil),
+			Entry("add a contact to an audience", http.MethodPost, "/audiences/"+store.NewID("aud")+"/contacts", map[string]any{"id": store.NewID("ctc")}),
+			Entry("create a blast", http.MethodPost, "/accounts/{account}/blasts", map[string]any{"to": []string{"+14155550123"}, "body": "Sale"}),
+			Entry("retrieve a blast", http.MethodGet, "/blasts/"+store.NewID("bst"), nil),
+			Entry("start a verification", http.MethodPost, "/accounts/{account}/verifications", map[string]any{"phone_number": "+14155550123"}),
+			Entry("check a verification", http.MethodPost, "/verifications/"+store.NewID("vfn")+"/checks", map[string]any{"code": "123456"}),
+		)
+
+		It("still validate the request first", func() {
+			account := t.createAccount("Acme")
+			Expect(t.post("/accounts/"+account+"/verifications", map[string]any{"phone_number": "4155550123"})).To(HaveFieldError("phone_number"))
+			Expect(t.get("/calls/call_nope")).To(HaveFieldError("id"))
+		})
+	})
+
+	Describe("API logs", func() {
+		It("records every authenticated request with method, path, status, key and request id", func() {
+			ctx := context.Background()
+			var sent []*response
+			sent = append(sent, t.get("/accounts?limit=5"))
+			sent = append(sent, t.post("/accounts", map[string]any{"name": "Logged"}))
+			sent = append(sent, t.get("/accounts/"+store.NewID("acct")))
+			sent = append(sent, t.post("/accounts", map[string]any{}))
+			api.FlushLogs()
+
+			logs, err := st.ListAPILogs(ctx, t.ProjectID, 10)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(logs).To(HaveLen(len(sent)))
+			byRequest := map[string]store.APILog{}
+			for _, l := range logs {
+				byRequest[l.RequestID] = l
+			}
+			want := []struct {
+				method, path string
+			}{{"GET", "/accounts"}, {"POST", "/accounts"}, {"GET", "/accounts/"}, {"POST", "/accounts"}}
+			for i, r := range sent {
+				l, ok := byRequest[r.Header.Get("X-Request-Id")]
+				Expect(ok).To(BeTrue(), "request %d (%s) is logged under its X-Request-Id", i, r.Header.Get("X-Request-Id"))
+				Expect(l.ProjectID).To(Equal(t.ProjectID))
+				Expect(l.KeyID).To(Equal(t.KeyID))
+				Expect(l.Method).To(Equal(want[i].method))
+				Expect(l.Path).To(HavePrefix(want[i].path))
+				Expect(l.Path).NotTo(ContainSubstring("?"))
+				Expect(l.Status).To(Equal(r.Status))
+				Expect(l.DurationMicros).To(BeNumerically(">=", 0))
+				Expect(l.CreatedAt).To(BeTemporally("~", time.Now(), time.Minute))
+			}
+		})
+
+		It("does not record requests that did not authenticate", func() {
+			ctx := context.Background()
+			k, secret, err := st.CreateAPIKey(ctx, t.ProjectID, false)
+			Expect(err).NotTo(HaveOccurred())
+			_, err = st.RevokeAPIKey(ctx, k.ID)
+			Expect(err).NotTo(HaveOccurred())
+
+			Expect(t.withKey(secret).get("/accounts")).To(HaveStatus(http.StatusUnauthorized))
+			Expect(t.withKey("").get("/accounts")).To(HaveStatus(http.StatusUnauthorized))
+			Expect(t.withKey("").get("/healthz")).To(HaveStatus(http.StatusOK))
+			ok := t.get("/accounts")
+			api.FlushLogs()
+
+			logs, err := st.ListAPILogs(ctx, t.ProjectID, 10)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(logs).To(HaveLen(1))
+			Expect(logs[0].RequestID).To(Equal(ok.Header.Get("X-Request-Id")))
+			Expect(logs[0].KeyID).NotTo(Equal(k.ID))
+		})
+
+		It("keeps each project's logs to itself", func() {
+			other := newTenant()
+			other.get("/accounts")
+			t.get("/accounts")
+			api.FlushLogs()
+			logs, err := st.ListAPILogs(context.Background(), other.ProjectID, 10)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(logs).To(HaveLen(1))
+			Expect(logs[0].KeyID).To(Equal(other.KeyID))
+		})
+	})
+
+	Describe("the HTTPS guard of a plain listener", func() {
+		var guard http.Handler
+		BeforeEach(func() {
+			guard = server.HTTPSGuard(api, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")})
+		})
+
+		send := func(remoteAddr string, headers ...string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(http.MethodGet, "http://switchboard.test/accounts", nil)
+			req.RemoteAddr = remoteAddr
+			req.Header.Set("Authorization", "Bearer "+t.Key)
+			for i := 0; i+1 < len(headers); i += 2 {
+				req.Header.Set(headers[i], headers[i+1])
+			}
+			rec := httptest.NewRecorder()
+			guard.ServeHTTP(rec, req)
+			return rec
+		}
+
+		DescribeTable("refuses with 403 https_required",
+			func(remoteAddr string, headers ...string) {
+				rec := send(remoteAddr, headers...)
+				Expect(rec.Code).To(Equal(http.StatusForbidden))
+				Expect(rec.Header().Get("Content-Type")).To(HavePrefix("application/json"))
+				Expect(decodeEnvelope(rec.Body.Bytes())).To(SatisfyAll(HaveKeyWithValue("type", "https_required"), HaveKeyWithValue("message", Not(BeEmpty()))))
+				Expect(rec.Header().Get("X-Request-Id")).NotTo(BeEmpty())
+			},
+			Entry("a client that is not a trusted proxy", "203.0.113.5:41000"),
+			Entry("an untrusted client that claims HTTPS", "203.0.113.5:41000", "X-Forwarded-Proto", "https"),
+			Entry("a trusted proxy without X-Forwarded-Proto", "10.1.2.3:41000"),
+			Entry("a trusted proxy that relays plain HTTP", "10.1.2.3:41000", "X-Forwarded-Proto", "http"),
+			Entry("a malformed remote address", "not-an-address", "X-Forwarded-Proto", "https"),
+		)
+
+		DescribeTable("passes through what a trusted proxy received over HTTPS",
+			func(remoteAddr string) {
+				rec := send(remoteAddr, "X-Forwarded-Proto", "https")
+				Expect(rec.Code).To(Equal(http.StatusOK), rec.Body.String())
+				Expect(rec.Body.String()).To(ContainSubstring(`"data"`))
+			},
+			Entry("IPv4", "10.1.2.3:41000"),
+			Entry("IPv4-mapped IPv6", "[::ffff:10.1.2.3]:41000"),
+			Entry("IPv6", "[fd00::1]:41000"),
+		)
+	})
+
+	Describe("TLS", func() {
+		var dir string
+		BeforeEach(func() { dir = GinkgoT().TempDir() })
+
+		It("creates a self-signed pair once and reuses it", func() {
+			certFile, keyFile, created, err := server.EnsureSelfSignedCert(dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(created).To(BeTrue())
+			certPEM, err := os.ReadFile(certFile)
+			Expect(err).NotTo(HaveOccurred())
+			info, err := os.Stat(keyFile)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(info.Mode().Perm()).To(Equal(os.FileMode(0o600)), "the private key is readable by its owner only")
+
+			again, againKey, created, err := server.EnsureSelfSignedCert(dir)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(created).To(BeFalse())
+			Expect(again).To(Equal(certFile))
+			Expect(againKey).To(Equal(keyFile))
+			Expect(os.ReadFile(certFile)).To(Equal(certPEM))
+
+			pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+			Expect(err).NotTo(HaveOccurred())
+			leaf, err := x509.ParseCertificate(pair.Certificate[0])
+			Expect(err).NotTo(HaveOccurred())
+			Expect(leaf.VerifyHostname("localhost")).To(Succeed())
+			Expect(leaf.VerifyHostname("127.0.0.1")).To(Succeed())
+			Expect(leaf.VerifyHostname("::1")).To(Succeed())
+			Expect(leaf.NotAfter).To(BeTemporally(">", time.Now().AddDate(1, 0, 0)))
+		})
+
+		It("creates the directory it is given", func() {
+			certFile, _, created, err := server.EnsureSelfSignedCert(filepath.Join(dir, "nested", "tls"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(created).To(BeTrue())
+			Expect(certFile).To(BeAnExistingFile())
+		})
+
+		It("serves HTTPS, refuses plain HTTP on the TLS port and answers 403 on the plain listener", func() {
+			certFile, keyFile, _, err := server.EnsureSelfSignedCert(dir)
+			Expect(err).NotTo(HaveOccurred())
+			certPEM, err := os.ReadFile(certFile)
+			Expect(err).NotTo(HaveOccurred())
+
+			ctx, cancel := context.WithCancel(context.Background())
+			DeferCleanup(cancel)
+			type addrs struct{ tls, plain string }
+			ready := make(chan addrs, 1)
+			done := make(chan error, 1)
+			go func() {
+				defer GinkgoRecover()
+				done <- api.Serve(ctx, server.ListenConfig{
+					Addr: "127.0.0.1:0", CertFile: certFile, KeyFile: keyFile, PlainAddr: "127.0.0.1:0",
+				}, func(tlsAddr, plainAddr string) { ready <- addrs{tlsAddr, plainAddr} })
+			}()
+			var a addrs
+			Eventually(ready).WithTimeout(5 * time.Second).Should(Receive(&a))
+
+			roots := x509.NewCertPool()
+			Expect(roots.AppendCertsFromPEM(certPEM)).To(BeTrue())
+			transport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: "localhost", MinVersion: tls.VersionTLS12}}
+			DeferCleanup(transport.CloseIdleConnections)
+			client := &http.Client{Transport: transport, Timeout: 5 * time.Second}
+
+			By("answering HTTPS with the generated certificate")
+			resp, err := client.Get("https://" + a.tls + "/healthz")
+			Expect(err).NotTo(HaveOccurred())
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+			Expect(resp.TLS).NotTo(BeNil())
+
+			req, _ := http.NewRequest(http.MethodPost, "https://"+a.tls+"/accounts", bytes.NewReader([]byte(`{"name":"Over TLS"}`)))
+			req.Header.Set("Authorization", "Bearer "+t.Key)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err = client.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(http.StatusCreated))
+
+			By("not answering plain HTTP on the TLS port")
+			plainClient := &http.Client{Timeout: 5 * time.Second}
+			resp, err = plainClient.Get("http://" + a.tls + "/healthz")
+			if err == nil {
+				resp.Body.Close()
+				Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
+			}
+
+			By("refusing plain HTTP on the plain listener with 403 https_required")
+			resp, err = plainClient.Get("http://" + a.plain + "/accounts")
+			Expect(err).NotTo(HaveOccurred())
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
+			Expect(decodeEnvelope(body)).To(HaveKeyWithValue("type", "https_required"))
+
+			By("stopping when the context is canceled")
+			cancel()
+			Eventually(done).WithTimeout(20 * time.Second).Should(Receive(BeNil()))
+			_, err = client.Get("https://" + a.tls + "/healthz")
+			Expect(err).To(HaveOccurred())
+		})
+
+		It("fails to serve without a readable certificate", func() {
+			err := api.Serve(context.Background(), server.ListenConfig{
+				Addr: "127.0.0.1:0", CertFile: filepath.Join(dir, "missing.pem"), KeyFile: filepath.Join(dir, "missing-key.pem"),
+			}, nil)
+			Expect(err).To(MatchError(ContainSubstring("certificate")))
+		})
+	})
+})

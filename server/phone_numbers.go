@@ -1,0 +1,96 @@
+package server
+
+import (
+	"context"
+
+	"github.com/switchboard/switchboard/gen"
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+func phoneNumberOut(n *store.PhoneNumber) gen.PhoneNumber {
+	out := gen.PhoneNumber{
+		Id: n.ID, Number: n.Number, Type: gen.PhoneNumberType(n.Type), Name: n.Name, Metadata: metadataOut(n.Metadata),
+		CreatedAt: n.CreatedAt,
+	}
+	if n.CampaignID != nil && n.AttachmentStatus != nil {
+		out.Campaign = &gen.PhoneNumberCampaign{Id: *n.CampaignID, AttachmentStatus: gen.CampaignAttachmentStatus(*n.AttachmentStatus)}
+		out.CampaignId = n.CampaignID
+	}
+	return out
+}
+
+// ListAvailablePhoneNumbers searches the default carrier's inventory.
+func (s *Server) ListAvailablePhoneNumbers(ctx context.Context, req gen.ListAvailablePhoneNumbersRequestObject) (gen.ListAvailablePhoneNumbersResponseObject, error) {
+	p := req.Params
+	q := service.NumberSearch{Type: string(p.Type), Country: string(deref(p.Country)), AreaCode: deref(p.AreaCode), Limit: deref(p.Limit)}
+	found, err := s.numbers.Available(ctx, principal(ctx).ProjectID, req.AccountId, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gen.AvailablePhoneNumber, len(found))
+	for i, a := range found {
+		out[i] = gen.AvailablePhoneNumber{Number: a.Number, Country: gen.Country(a.Country), Type: gen.AvailablePhoneNumberType(a.Type)}
+	}
+	return gen.ListAvailablePhoneNumbers200JSONResponse{Data: out}, nil
+}
+
+// PurchasePhoneNumber buys a number for one of the caller's accounts.
+func (s *Server) PurchasePhoneNumber(ctx context.Context, req gen.PurchasePhoneNumberRequestObject) (gen.PurchasePhoneNumberResponseObject, error) {
+	b := req.Body
+	n, err := s.numbers.Purchase(ctx, principal(ctx).ProjectID, req.AccountId, service.Purchase{
+		Number: deref(b.PhoneNumber), AreaCode: deref(b.AreaCode), Type: string(deref(b.Type)), Country: string(deref(b.Country)),
+		Name: b.Name,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return gen.PurchasePhoneNumber201JSONResponse(phoneNumberOut(n)), nil
+}
+
+// ListPhoneNumbers lists the numbers an account holds, newest first.
+func (s *Server) ListPhoneNumbers(ctx context.Context, req gen.ListPhoneNumbersRequestObject) (gen.ListPhoneNumbersResponseObject, error) {
+	p := req.Params
+	rows, cur, err := s.store.ListPhoneNumbers(ctx, principal(ctx).ProjectID, req.AccountId, page(p.After, p.Before, p.Limit))
+	if err != nil {
+		return nil, err
+	}
+	return gen.ListPhoneNumbers200JSONResponse{Data: mapSlice(rows, phoneNumberOut), Pagination: pagination(cur)}, nil
+}
+
+// GetPhoneNumber returns a number the caller's project holds.
+func (s *Server) GetPhoneNumber(ctx context.Context, req gen.GetPhoneNumberRequestObject) (gen.GetPhoneNumberResponseObject, error) {
+	n, err := s.store.GetPhoneNumber(ctx, principal(ctx).ProjectID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetPhoneNumber200JSONResponse(phoneNumberOut(n)), nil
+}
+
+// UpdatePhoneNumber renames a number and/or attaches it to a campaign.
+func (s *Server) UpdatePhoneNumber(ctx context.Context, req gen.UpdatePhoneNumberRequestObject) (gen.UpdatePhoneNumberResponseObject, error) {
+	n, err := s.numbers.UpdateNumber(ctx, principal(ctx).ProjectID, req.Id,
+		service.NumberPatch{Name: req.Body.Name, CampaignID: req.Body.CampaignId})
+	if err != nil {
+		return nil, err
+	}
+	return gen.UpdatePhoneNumber200JSONResponse(phoneNumberOut(n)), nil
+}
+
+// ReleasePhoneNumber gives a number back; it is gone from the API afterwards.
+func (s *Server) ReleasePhoneNumber(ctx context.Context, req gen.ReleasePhoneNumberRequestObject) (gen.ReleasePhoneNumberResponseObject, error) {
+	n, err := s.numbers.Release(ctx, principal(ctx).ProjectID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return gen.ReleasePhoneNumber200JSONResponse(phoneNumberOut(n)), nil
+}
+
+// deref is the value p points to, or the zero value.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,150 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/switchboard/switchboard/store"
+)
+
+// Event types of the messaging core.
+const (
+	EventMessageSent         = "message.sent"
+	EventMessageDelivered    = "message.delivered"
+	EventMessageFailed       = "message.failed"
+	EventMessageReceived     = "message.received"
+	EventConversationCreated = "conversation.created"
+	EventContactOptedOut     = "contact.opted_out"
+	EventContactOptedIn      = "contact.opted_in"
+)
+
+// The event payloads below are the JSON shapes of openapi.yaml's MessageEventData,
+// ConversationCreatedEventData and ContactEventData; the service builds them without the
+// generated types, which only the server imports.
+
+type eventContact struct {
+	ID               string         `json:"id"`
+	PhoneNumber      string         `json:"phone_number"`
+	Email            *string        `json:"email"`
+	FirstName        *string        `json:"first_name"`
+	LastName         *string        `json:"last_name"`
+	Metadata         store.Metadata `json:"metadata"`
+	OutboundDisabled bool           `json:"outbound_disabled"`
+	OptedOut         bool           `json:"opted_out"`
+	CreatedAt        time.Time      `json:"created_at"`
+}
+
+type eventPhoneNumber struct {
+	ID       string         `json:"id"`
+	Metadata store.Metadata `json:"metadata"`
+	Name     *string        `json:"name"`
+	Number   string         `json:"number"`
+	Type     string         `json:"type"`
+}
+
+type eventConversation struct {
+	ID          string           `json:"id"`
+	Contact     eventContact     `json:"contact"`
+	PhoneNumber eventPhoneNumber `json:"phone_number"`
+}
+
+type eventAttachment struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	URL  string `json:"url"`
+}
+
+type messageEventData struct {
+	ID            string            `json:"id"`
+	Status        string            `json:"status"`
+	Direction     string            `json:"direction"`
+	Body          *string           `json:"body"`
+	Attachments   []eventAttachment `json:"attachments"`
+	BlastID       *string           `json:"blast_id"`
+	Conversation  eventConversation `json:"conversation"`
+	Metadata      store.Metadata    `json:"metadata"`
+	Encoding      string            `json:"encoding"`
+	Segments      int               `json:"segments"`
+	Type          string            `json:"type"`
+	CreatedAt     time.Time         `json:"created_at"`
+	SendAt        *time.Time        `json:"send_at,omitempty"`
+	SentAt        *time.Time        `json:"sent_at,omitempty"`
+	DeliveredAt   *time.Time        `json:"delivered_at,omitempty"`
+	FailedAt      *time.Time        `json:"failed_at,omitempty"`
+	ReceivedAt    *time.Time        `json:"received_at,omitempty"`
+	FailureReason *string           `json:"failure_reason,omitempty"`
+}
+
+type contactEventData struct {
+	ID          string         `json:"id"`
+	PhoneNumber string         `json:"phone_number"`
+	Email       *string        `json:"email"`
+	FirstName   *string        `json:"first_name"`
+	LastName    *string        `json:"last_name"`
+	Metadata    store.Metadata `json:"metadata"`
+}
+
+func contactOf(c *store.Contact) eventContact {
+	return eventContact{ID: c.ID, PhoneNumber: c.PhoneNumber, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName,
+		Metadata: orEmpty(c.Metadata), OutboundDisabled: c.OutboundDisabled, OptedOut: c.OptedOut, CreatedAt: c.CreatedAt}
+}
+
+func numberOf(n *store.PhoneNumber) eventPhoneNumber {
+	return eventPhoneNumber{ID: n.ID, Metadata: orEmpty(n.Metadata), Name: n.Name, Number: n.Number, Type: n.Type}
+}
+
+func orEmpty(m store.Metadata) store.Metadata {
+	if m == nil {
+		return store.Metadata{}
+	}
+	return m
+}
+
+// messageData is a message as message.* events carry it.
+func (m *Messages) messageData(v *store.MessageView) messageEventData {
+	atts := make([]eventAttachment, 0, len(v.Attachments))
+	for _, a := range v.Attachments {
+		atts = append(atts, eventAttachment{ID: a.ID, Type: a.Type, URL: m.AttachmentURL(a.ID)})
+	}
+	msg := &v.Message
+	return messageEventData{
+		ID: msg.ID, Status: msg.Status, Direction: msg.Direction, Body: msg.Body, Attachments: atts, BlastID: msg.BlastID,
+		Conversation: eventConversation{ID: msg.ConversationID, Contact: contactOf(&v.Contact), PhoneNumber: numberOf(&v.PhoneNumber)},
+		Metadata:     orEmpty(msg.Metadata), Encoding: msg.Encoding, Segments: msg.Segments, Type: msg.Type,
+		CreatedAt: msg.CreatedAt, SendAt: msg.SendAt, SentAt: msg.SentAt, DeliveredAt: msg.DeliveredAt,
+		FailedAt: msg.FailedAt, ReceivedAt: msg.ReceivedAt, FailureReason: msg.FailureReason,
+	}
+}
+
+// messageEvent records a message.* event for the message as it now is, inside tx. The message's
+// contact and number are read in tx unless the caller passes them in v.
+func (m *Messages) messageEvent(ctx context.Context, tx *store.Store, typ string, msg *store.Message, v *store.MessageView) error {
+	if v == nil {
+		views, err := tx.MessageViews(ctx, []store.Message{*msg})
+		if err != nil {
+			return err
+		}
+		v = &views[0]
+	}
+	v.Message = *msg
+	_, err := tx.InsertEvent(ctx, msg.ProjectID, msg.AccountID, typ, m.messageData(v))
+	return err
+}
+
+// conversationEvent records conversation.created.
+func conversationEvent(ctx context.Context, tx *store.Store, cv *store.Conversation, c *store.Contact, n *store.PhoneNumber) error {
+	_, err := tx.InsertEvent(ctx, cv.ProjectID, cv.AccountID, EventConversationCreated, struct {
+		ID          string           `json:"id"`
+		PhoneNumber eventPhoneNumber `json:"phone_number"`
+		Contact     eventContact     `json:"contact"`
+	}{cv.ID, numberOf(n), contactOf(c)})
+	return err
+}
+
+// contactEvent records contact.opted_out or contact.opted_in.
+func contactEvent(ctx context.Context, tx *store.Store, typ string, c *store.Contact) error {
+	_, err := tx.InsertEvent(ctx, c.ProjectID, c.AccountID, typ, contactEventData{
+		ID: c.ID, PhoneNumber: c.PhoneNumber, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName, Metadata: orEmpty(c.Metadata),
+	})
+	return err
+}

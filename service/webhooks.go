@@ -1,0 +1,674 @@
+package service
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/switchboard/switchboard/store"
+)
+
+// WebhookEventTypes are the event types endpoints can subscribe to (decisions §6).
+var WebhookEventTypes = []string{
+	EventMessageSent, EventMessageDelivered, EventMessageFailed, EventMessageReceived,
+	EventConversationCreated, EventContactOptedIn, EventContactOptedOut,
+	EventCampaignApproved, EventPhoneNumberAttachedCampaign, EventLinkFollowed,
+	"voicemail.received", "call.ended", "recording.completed",
+}
+
+// WebhooksQueue is the job queue of delivery attempts.
+const WebhooksQueue = "webhooks"
+
+// Webhook delivery defaults (decisions §6).
+const (
+	// DefaultWebhookTimeout is how long an endpoint has to answer 2xx.
+	DefaultWebhookTimeout = 15 * time.Second
+	// DefaultWebhookDisableAfter is how long an endpoint may fail without a success in between
+	// before it is disabled.
+	DefaultWebhookDisableAfter = 5 * 24 * time.Hour
+	// WebhookSecretGrace is how long a rotated-out secret keeps signing beside the new one.
+	WebhookSecretGrace = 24 * time.Hour
+	// WebhookUserAgent is the User-Agent of every delivery.
+	WebhookUserAgent = "Switchboard-Webhooks/1.0"
+)
+
+// DefaultWebhookRetrySchedule returns the waits before the retries of a failed delivery: after
+// the first attempt fails the second comes 5 s later, and so on; when the last retry fails too
+// the delivery is failed (8 attempts in all, over about 27.6 hours).
+func DefaultWebhookRetrySchedule() []time.Duration {
+	return []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour,
+		10 * time.Hour, 10 * time.Hour}
+}
+
+// WebhooksConfig wires the Webhooks service.
+type WebhooksConfig struct {
+	// Store is required.
+	Store *store.Store
+	// AllowPrivate lets endpoints resolve to private, loopback, link-local and unique-local
+	// addresses (local development and tests). Defaults to false: such targets are refused at
+	// connect time, on the resolved address.
+	AllowPrivate bool
+	// Timeout is how long an endpoint has to answer. Defaults to DefaultWebhookTimeout (15 s).
+	Timeout time.Duration
+	// RetrySchedule is the wait before each retry. Defaults to DefaultWebhookRetrySchedule().
+	RetrySchedule []time.Duration
+	// DisableAfter is how long an endpoint may fail continuously before it is disabled. Defaults
+	// to DefaultWebhookDisableAfter (5 days).
+	DisableAfter time.Duration
+	// Client sends the deliveries. Defaults to a client with the SSRF guard (unless AllowPrivate),
+	// no proxy, no redirects and Timeout. A client given here is used as it is.
+	Client *http.Client
+	// Now is the clock: signing timestamps, retry times, the 5-day rule. Defaults to time.Now.
+	Now func() time.Time
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+}
+
+// Webhooks delivers every event to the endpoints of its project, signed (Standard Webhooks,
+// plus the deprecated svc-signature), at least once: InsertEvent enqueues a fan-out job in the
+// event's transaction, the fan-out creates one delivery per subscribed endpoint with its first
+// attempt job, and each failed attempt schedules the next per RetrySchedule in the same
+// transaction that records it. Operators manage endpoints, inspect and replay deliveries.
+type Webhooks struct {
+	cfg    WebhooksConfig
+	client *http.Client
+}
+
+// NewWebhooks returns the Webhooks service.
+func NewWebhooks(cfg WebhooksConfig) (*Webhooks, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("service: NewWebhooks needs Store")
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultWebhookTimeout
+	}
+	if cfg.RetrySchedule == nil {
+		cfg.RetrySchedule = DefaultWebhookRetrySchedule()
+	}
+	if cfg.DisableAfter == 0 {
+		cfg.DisableAfter = DefaultWebhookDisableAfter
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	w := &Webhooks{cfg: cfg, client: cfg.Client}
+	if w.client == nil {
+		w.client = NewWebhookClient(cfg.AllowPrivate, cfg.Timeout)
+	}
+	return w, nil
+}
+
+// Register adds the fan-out and delivery workers.
+func (w *Webhooks) Register(workers *river.Workers) {
+	river.AddWorker(workers, &fanoutWorker{w: w})
+	river.AddWorker(workers, &deliveryWorker{w: w})
+}
+
+func (w *Webhooks) now() time.Time { return w.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// NextWebhookAttempt is when the attempt after failed attempt number attempt (1-based) is due,
+// given the schedule and the time of the failure; ok is false when no attempt remains.
+func NextWebhookAttempt(schedule []time.Duration, attempt int, failedAt time.Time) (next time.Time, ok bool) {
+	if attempt < 1 || attempt > len(schedule) {
+		return time.Time{}, false
+	}
+	return failedAt.Add(schedule[attempt-1]), true
+}
+
+// --- Operator operations ---------------------------------------------------------------
+
+// NewWebhookSecret returns a fresh signing secret: whsec_ and the base64 of 24 random bytes.
+func NewWebhookSecret() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("service: webhook secret: %w", err)
+	}
+	return "whsec_" + base64.StdEncoding.EncodeToString(b), nil
+}
+
+// SetEndpoint configures the project's endpoint for rawURL: a new one with a fresh secret, or,
+// when the project already has one with this URL, that one with its event types replaced and
+// enabled again. events empty means every event type.
+func (w *Webhooks) SetEndpoint(ctx context.Context, projectID, rawURL string, events []string) (*store.WebhookEndpoint, error) {
+	if err := w.checkURL(rawURL); err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		if !slices.Contains(WebhookEventTypes, e) {
+			return nil, Invalid("events", fmt.Sprintf("%q is not an event type (%s)", e, strings.Join(WebhookEventTypes, ", ")))
+		}
+	}
+	if _, err := w.cfg.Store.GetProject(ctx, projectID); err != nil {
+		return nil, err
+	}
+	now := w.now()
+	joined := strings.Join(events, ",")
+	existing, err := w.cfg.Store.FindWebhookEndpoint(ctx, projectID, rawURL)
+	switch {
+	case err == nil:
+		if err := w.cfg.Store.UpdateWebhookEndpoint(ctx, existing.ID, map[string]any{"events": joined, "enabled": true,
+			"disabled_reason": nil, "failing_since": nil, "updated_at": now}); err != nil {
+			return nil, err
+		}
+		return w.cfg.Store.GetWebhookEndpoint(ctx, existing.ID)
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	secret, err := NewWebhookSecret()
+	if err != nil {
+		return nil, err
+	}
+	e := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: projectID, URL: rawURL,
+		Events: joined, Secret: secret, Enabled: true, CreatedAt: now, UpdatedAt: now}
+	if err := w.cfg.Store.CreateWebhookEndpoint(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// checkURL refuses what can never be delivered to: not absolute http(s), and, unless private
+// targets are allowed, a literal private address or localhost (names are checked again, on the
+// resolved address, at every connection).
+func (w *Webhooks) checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Invalid("url", "is not an absolute http(s) URL")
+	}
+	if w.cfg.AllowPrivate {
+		return nil
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); (err == nil && !PublicAddr(ip)) || strings.EqualFold(host, "localhost") {
+		return Invalid("url", "points to a private, loopback or link-local address (set SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE=true to allow it)")
+	}
+	return nil
+}
+
+// Endpoints lists a project's endpoints, newest first.
+func (w *Webhooks) Endpoints(ctx context.Context, projectID string) ([]store.WebhookEndpoint, error) {
+	return w.cfg.Store.ListWebhookEndpoints(ctx, projectID, false)
+}
+
+// RotateSecret gives an endpoint a new secret; the old one keeps signing beside it for
+// WebhookSecretGrace, so receivers can switch without losing a delivery.
+func (w *Webhooks) RotateSecret(ctx context.Context, id string) (*store.WebhookEndpoint, error) {
+	e, err := w.cfg.Store.GetWebhookEndpoint(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := NewWebhookSecret()
+	if err != nil {
+		return nil, err
+	}
+	now := w.now()
+	if err := w.cfg.Store.UpdateWebhookEndpoint(ctx, id, map[string]any{"secret": secret, "previous_secret": e.Secret,
+		"previous_secret_until": now.Add(WebhookSecretGrace), "updated_at": now}); err != nil {
+		return nil, err
+	}
+	return w.cfg.Store.GetWebhookEndpoint(ctx, id)
+}
+
+// SetEnabled enables or disables an endpoint. A disabled endpoint gets no new deliveries, and
+// its pending ones fail at their next attempt (they can be replayed once it is enabled).
+// Enabling clears the failure streak.
+func (w *Webhooks) SetEnabled(ctx context.Context, id string, enabled bool) (*store.WebhookEndpoint, error) {
+	fields := map[string]any{"enabled": enabled, "updated_at": w.now(), "disabled_reason": "disabled by the operator"}
+	if enabled {
+		fields["disabled_reason"], fields["failing_since"] = nil, nil
+	}
+	if err := w.cfg.Store.UpdateWebhookEndpoint(ctx, id, fields); err != nil {
+		return nil, err
+	}
+	return w.cfg.Store.GetWebhookEndpoint(ctx, id)
+}
+
+// Deliveries lists a project's deliveries, newest first, only the failed ones when failedOnly.
+func (w *Webhooks) Deliveries(ctx context.Context, projectID string, failedOnly bool, limit int) ([]store.WebhookDelivery, error) {
+	status := ""
+	if failedOnly {
+		status = store.DeliveryFailed
+	}
+	if limit <= 0 {
+		limit = 50
+	}
+	return w.cfg.Store.ListWebhookDeliveries(ctx, projectID, status, limit)
+}
+
+// Replay delivers again: id is a delivery (whd_…: its event to its endpoint) or an event
+// (evt_…: to every enabled endpoint of its project subscribed to its type). Each replay is a new
+// delivery with a fresh retry schedule and the same webhook-id.
+func (w *Webhooks) Replay(ctx context.Context, id string) ([]store.WebhookDelivery, error) {
+	st := w.cfg.Store
+	switch {
+	case strings.HasPrefix(id, store.PrefixWebhookDelivery+"_"):
+		d, err := st.GetWebhookDelivery(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		e, err := st.GetWebhookEndpoint(ctx, d.EndpointID)
+		if err != nil {
+			return nil, err
+		}
+		if !e.Enabled {
+			return nil, Errorf(TypeConflict, "endpoint %s is disabled: enable it before replaying", e.ID)
+		}
+		return w.enqueue(ctx, []pair{{d.EventID, d.ProjectID, d.EventType, e.ID}})
+	case strings.HasPrefix(id, store.PrefixEvent+"_"):
+		ev, err := st.GetEvent(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		eps, err := st.ListWebhookEndpoints(ctx, ev.ProjectID, true)
+		if err != nil {
+			return nil, err
+		}
+		var ps []pair
+		for _, e := range eps {
+			if e.Subscribed(ev.Type) {
+				ps = append(ps, pair{ev.ID, ev.ProjectID, ev.Type, e.ID})
+			}
+		}
+		return w.enqueue(ctx, ps)
+	}
+	return nil, Invalid("id", "is neither a delivery (whd_…) nor an event (evt_…) id")
+}
+
+// ReplaySince replays every failed delivery of the project's events since a time, to its
+// endpoint if that is enabled (once per event and endpoint).
+func (w *Webhooks) ReplaySince(ctx context.Context, projectID string, since time.Time) ([]store.WebhookDelivery, error) {
+	failed, err := w.cfg.Store.FailedDeliveriesSince(ctx, projectID, since)
+	if err != nil {
+		return nil, err
+	}
+	eps, err := w.cfg.Store.ListWebhookEndpoints(ctx, projectID, true)
+	if err != nil {
+		return nil, err
+	}
+	enabled := map[string]bool{}
+	for _, e := range eps {
+		enabled[e.ID] = true
+	}
+	seen := map[[2]string]bool{}
+	var ps []pair
+	for _, d := range failed {
+		k := [2]string{d.EventID, d.EndpointID}
+		if enabled[d.EndpointID] && !seen[k] {
+			seen[k] = true
+			ps = append(ps, pair{d.EventID, d.ProjectID, d.EventType, d.EndpointID})
+		}
+	}
+	return w.enqueue(ctx, ps)
+}
+
+// pair is an event to deliver to an endpoint.
+type pair struct{ eventID, projectID, eventType, endpointID string }
+
+// enqueue creates a delivery per pair with its first attempt job, in one transaction.
+func (w *Webhooks) enqueue(ctx context.Context, ps []pair) ([]store.WebhookDelivery, error) {
+	if len(ps) == 0 {
+		return []store.WebhookDelivery{}, nil
+	}
+	now := w.now()
+	ds := make([]store.WebhookDelivery, len(ps))
+	jobs := make([]river.InsertManyParams, len(ps))
+	for i, p := range ps {
+		ds[i] = store.WebhookDelivery{ID: store.NewID(store.PrefixWebhookDelivery), ProjectID: p.projectID, EndpointID: p.endpointID,
+			EventID: p.eventID, EventType: p.eventType, Status: store.DeliveryPending, CreatedAt: now, UpdatedAt: now}
+		jobs[i] = river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: ds[i].ID, Attempt: 1}}
+	}
+	err := w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		if err := tx.InsertWebhookDeliveries(ctx, ds); err != nil {
+			return err
+		}
+		return tx.InsertJobs(ctx, jobs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// --- Fan-out ---------------------------------------------------------------------------
+
+type fanoutWorker struct {
+	river.WorkerDefaults[store.EventFanoutArgs]
+	w *Webhooks
+}
+
+// Work turns an event into a delivery per enabled endpoint of its project subscribed to its type.
+func (f *fanoutWorker) Work(ctx context.Context, job *river.Job[store.EventFanoutArgs]) error {
+	a := job.Args
+	eps, err := f.w.cfg.Store.ListWebhookEndpoints(ctx, a.ProjectID, true)
+	if err != nil || len(eps) == 0 {
+		return err
+	}
+	done := map[string]bool{}
+	if job.Attempt > 1 {
+		// A rerun (an error, or a crash after the commit): do not deliver twice to an endpoint
+		// that already has this event's delivery.
+		ds, err := f.w.cfg.Store.WebhookDeliveriesOfEvent(ctx, a.EventID)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			done[d.EndpointID] = true
+		}
+	}
+	var ps []pair
+	for _, e := range eps {
+		if e.Subscribed(a.Type) && !done[e.ID] {
+			ps = append(ps, pair{a.EventID, a.ProjectID, a.Type, e.ID})
+		}
+	}
+	_, err = f.w.enqueue(ctx, ps)
+	return err
+}
+
+// --- Delivery --------------------------------------------------------------------------
+
+// DeliverWebhookArgs is one delivery attempt (1-based). Each failed attempt inserts the next,
+// scheduled per the retry schedule, in the transaction that records the failure.
+type DeliverWebhookArgs struct {
+	DeliveryID string `json:"delivery_id"`
+	Attempt    int    `json:"attempt"`
+}
+
+// Kind names the job.
+func (DeliverWebhookArgs) Kind() string { return "webhook_delivery" }
+
+// InsertOpts puts attempts on the webhooks queue.
+func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: WebhooksQueue}
+}
+
+type deliveryWorker struct {
+	river.WorkerDefaults[DeliverWebhookArgs]
+	w *Webhooks
+}
+
+// Timeout leaves the attempt's own deadline to the HTTP client.
+func (d *deliveryWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Duration { return -1 }
+
+// envelope is the body of every delivery: exactly the spec's four fields.
+type envelope struct {
+	AccountID string          `json:"account_id"`
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// WebhookBody returns the JSON body delivered for an event.
+func WebhookBody(e *store.Event) ([]byte, error) {
+	return json.Marshal(envelope{AccountID: e.AccountID, Type: e.Type, Timestamp: e.CreatedAt.UTC(), Data: json.RawMessage(e.Data)})
+}
+
+func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
+	w, a := d.w, job.Args
+	work, err := w.cfg.Store.GetDeliveryWork(ctx, a.DeliveryID)
+	if errors.Is(err, store.ErrNotFound) {
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return err
+	}
+	if work.Delivery.Status != store.DeliveryPending || work.Delivery.Attempts >= a.Attempt {
+		return nil // recorded already: a rerun after a crash between the commit and the job's completion
+	}
+	if !work.Endpoint.Enabled {
+		msg := "endpoint disabled"
+		return w.cfg.Store.UpdateWebhookDelivery(ctx, a.DeliveryID, map[string]any{"status": store.DeliveryFailed,
+			"last_error": msg, "next_attempt_at": nil, "updated_at": w.now()})
+	}
+	status, failure := w.attempt(ctx, work)
+	if ctx.Err() != nil {
+		// This instance is stopping; the attempt is not the endpoint's failure. River runs the
+		// job again (here or on another instance) with the same attempt number.
+		return ctx.Err()
+	}
+	return w.record(ctx, work, a.Attempt, status, failure)
+}
+
+// attempt POSTs the event once; it returns the HTTP status (0 without an answer) and, when the
+// attempt failed, why.
+func (w *Webhooks) attempt(ctx context.Context, work *store.DeliveryWork) (int, string) {
+	body, err := WebhookBody(&work.Event)
+	if err != nil {
+		return 0, err.Error()
+	}
+	now := w.cfg.Now()
+	secrets := []string{work.Endpoint.Secret}
+	if p, until := work.Endpoint.PreviousSecret, work.Endpoint.PreviousSecretUntil; p != nil && until != nil && now.Before(*until) {
+		secrets = append(secrets, *p)
+	}
+	sig, svc, err := SignWebhook(secrets, work.Event.ID, now, body)
+	if err != nil {
+		return 0, err.Error()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, work.Endpoint.URL, strings.NewReader(string(body)))
+	if err != nil {
+		return 0, err.Error()
+	}
+	h := req.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", WebhookUserAgent)
+	h.Set("webhook-id", work.Event.ID)
+	h.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+	h.Set("webhook-signature", sig)
+	h.Set("svc-signature", svc)
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return 0, describeSendError(err, w.cfg.Timeout)
+	}
+	defer resp.Body.Close()
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return resp.StatusCode, ""
+	}
+	msg := "HTTP " + strconv.Itoa(resp.StatusCode)
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		msg += " (redirects are not followed)"
+	}
+	if s := strings.TrimSpace(string(snippet)); s != "" {
+		msg += ": " + s
+	}
+	return resp.StatusCode, msg
+}
+
+func describeSendError(err error, timeout time.Duration) string {
+	var refused *RefusedTargetError
+	var ne net.Error
+	switch {
+	case errors.As(err, &refused):
+		return refused.Error()
+	case errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("no answer within %s", timeout)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	}
+	return err.Error()
+}
+
+// record writes an attempt's outcome; a failure schedules the next attempt (or fails the
+// delivery) and may disable an endpoint that has failed for DisableAfter, all in one transaction.
+func (w *Webhooks) record(ctx context.Context, work *store.DeliveryWork, attempt, status int, failure string) error {
+	now := w.now()
+	var lastStatus *int
+	if status != 0 {
+		lastStatus = &status
+	}
+	id := work.Delivery.ID
+	if failure == "" {
+		if err := w.cfg.Store.UpdateWebhookDelivery(ctx, id, map[string]any{"status": store.DeliverySucceeded, "attempts": attempt,
+			"last_status": lastStatus, "last_error": nil, "next_attempt_at": nil, "delivered_at": now, "updated_at": now}); err != nil {
+			return err
+		}
+		if work.Endpoint.FailingSince != nil {
+			return w.cfg.Store.MarkEndpointHealthy(ctx, work.Endpoint.ID)
+		}
+		return nil
+	}
+	next, retry := NextWebhookAttempt(w.cfg.RetrySchedule, attempt, now)
+	return w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		fields := map[string]any{"attempts": attempt, "last_status": lastStatus, "last_error": failure, "updated_at": now}
+		if retry {
+			fields["next_attempt_at"] = next
+			if err := tx.InsertJob(ctx, DeliverWebhookArgs{DeliveryID: id, Attempt: attempt + 1}, &river.InsertOpts{ScheduledAt: next}); err != nil {
+				return err
+			}
+		} else {
+			fields["status"], fields["next_attempt_at"] = store.DeliveryFailed, nil
+			w.cfg.Logger.Info("webhook delivery failed after its last attempt", "delivery", id, "event", work.Event.ID,
+				"endpoint", work.Endpoint.ID, "attempts", attempt, "error", failure)
+		}
+		if err := tx.UpdateWebhookDelivery(ctx, id, fields); err != nil {
+			return err
+		}
+		reason := fmt.Sprintf("failing continuously for %s", w.cfg.DisableAfter)
+		disabled, err := tx.MarkEndpointFailing(ctx, work.Endpoint.ID, now, now.Add(-w.cfg.DisableAfter), reason)
+		if disabled {
+			w.cfg.Logger.Warn("disabled a webhook endpoint that kept failing", "endpoint", work.Endpoint.ID,
+				"project", work.Endpoint.ProjectID, "url", work.Endpoint.URL, "for", w.cfg.DisableAfter)
+		}
+		return err
+	})
+}
+
+// --- Signing ---------------------------------------------------------------------------
+
+// SignWebhook returns the webhook-signature header (Standard Webhooks: "v1,<base64 HMAC-SHA256
+// of {id}.{unix ts}.{body}>" per secret, space-separated) and the deprecated svc-signature
+// header ("t=<unix ts>,v1=<hex HMAC-SHA256 of {ts}.{body}>", one v1 per secret), signing with
+// each whsec_ secret in order.
+func SignWebhook(secrets []string, id string, at time.Time, body []byte) (webhookSignature, svcSignature string, err error) {
+	ts := strconv.FormatInt(at.Unix(), 10)
+	std := make([]string, 0, len(secrets))
+	svc := []string{"t=" + ts}
+	for _, s := range secrets {
+		key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, "whsec_"))
+		if err != nil {
+			return "", "", fmt.Errorf("service: webhook secret is not whsec_ and base64: %w", err)
+		}
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte(id + "." + ts + "."))
+		m.Write(body)
+		std = append(std, "v1,"+base64.StdEncoding.EncodeToString(m.Sum(nil)))
+		m = hmac.New(sha256.New, key)
+		m.Write([]byte(ts + "."))
+		m.Write(body)
+		svc = append(svc, "v1="+hex.EncodeToString(m.Sum(nil)))
+	}
+	return strings.Join(std, " "), strings.Join(svc, ","), nil
+}
+
+// --- SSRF guard ------------------------------------------------------------------------
+
+// RefusedTargetError is a connection the SSRF guard refused: the endpoint resolved to an address
+// that is not public.
+type RefusedTargetError struct{ Addr netip.Addr }
+
+func (e *RefusedTargetError) Error() string {
+	return fmt.Sprintf("refused: %s is a private, loopback, link-local or otherwise non-public address", e.Addr)
+}
+
+// nonPublic are the ranges PublicAddr refuses besides those netip classifies.
+var nonPublic = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
+	netip.MustParsePrefix("169.254.0.0/16"),  // link-local, cloud metadata (169.254.169.254)
+	netip.MustParsePrefix("fd00:ec2::/32"),   // AWS IPv6 metadata (also unique-local)
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated
+}
+
+// nat64 is the well-known NAT64 prefix: its addresses embed an IPv4 address, checked in turn.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// PublicAddr reports whether ip is a public unicast address a webhook may be sent to: not
+// loopback, private (RFC 1918), unique-local, link-local (including 169.254.169.254), multicast,
+// unspecified or reserved, also when written as an IPv4-mapped or NAT64 IPv6 address.
+func PublicAddr(ip netip.Addr) bool {
+	ip = ip.WithZone("").Unmap()
+	if nat64.Contains(ip) {
+		b := ip.As16()
+		return PublicAddr(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
+	}
+	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
+		return false
+	}
+	for _, p := range nonPublic {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// refuseNonPublic is a net.Dialer Control function: it runs for every connection with the
+// address actually dialled, after name resolution, so DNS rebinding cannot get around it.
+func refuseNonPublic(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("service: webhook dial to %q: %w", address, err)
+	}
+	if !PublicAddr(ip) {
+		return &RefusedTargetError{Addr: ip}
+	}
+	return nil
+}
+
+// NewWebhookClient returns the HTTP client deliveries use: no proxy (a proxy would dial on our
+// behalf, past the guard), no redirects (a 3xx is a failed attempt), the given timeout per
+// attempt, connections kept alive per endpoint, and, unless allowPrivate, the SSRF guard on
+// every connection.
+func NewWebhookClient(allowPrivate bool, timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		dialer.Control = refuseNonPublic
+	}
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 nil,
+			DialContext:           dialer.DialContext,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          512,
+			MaxIdleConnsPerHost:   128,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: timeout,
+		},
+		Timeout:       timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}

@@ -1,0 +1,329 @@
+package service_test
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/riverqueue/river"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+// The webhook specs here drive the Webhooks service alone over a real database, with their own
+// job workers and clock: the retry schedule, the 5-day rule, the SSRF guard and restarts. The
+// delivery of each event type through the whole API is specified in server/webhooks_test.go.
+
+// fakeClock is a clock that only moves when told.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// hook is one request a receiver got.
+type hook struct {
+	Header http.Header
+	Body   []byte
+}
+
+// hookReceiver is a local endpoint whose answer each spec decides.
+type hookReceiver struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	got    []hook
+	answer func() int
+}
+
+func newHookReceiver(answer func() int) *hookReceiver {
+	r := &hookReceiver{answer: answer}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, hook{Header: req.Header.Clone(), Body: body})
+		r.mu.Unlock()
+		w.WriteHeader(r.answer())
+	}))
+	DeferCleanup(r.srv.Close)
+	return r
+}
+
+func (r *hookReceiver) hooks() []hook {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]hook(nil), r.got...)
+}
+
+var _ = Describe("Webhook delivery", func() {
+	var (
+		ctx     context.Context
+		st      *store.Store
+		project string
+	)
+	BeforeEach(func() {
+		ctx = context.Background()
+		var cleanup func()
+		var err error
+		st, cleanup, err = store.OpenTest(ctx, GinkgoT().TempDir())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(cleanup)
+		p, err := st.CreateProject(ctx, "webhooks")
+		Expect(err).NotTo(HaveOccurred())
+		project = p.ID
+	})
+
+	// startWorkers runs wh's jobs until the spec ends (or the caller stops them first).
+	startWorkers := func(wh *service.Webhooks) *river.Client[*sql.Tx] {
+		workers := river.NewWorkers()
+		wh.Register(workers)
+		c, err := st.StartWorkers(context.WithoutCancel(ctx), store.WorkerConfig{Workers: workers, PollInterval: 20 * time.Millisecond,
+			Queues: map[string]river.QueueConfig{store.QueueWebhookFanout: {MaxWorkers: 10}, service.WebhooksQueue: {MaxWorkers: 20}}})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = c.StopAndCancel(context.Background()) })
+		return c
+	}
+	// emit records an event as the features do: in a transaction, with its fan-out job.
+	emit := func() string {
+		var id string
+		Expect(st.Tx(ctx, func(tx *store.Store) error {
+			e, err := tx.InsertEvent(ctx, project, store.NewID("acct"), "contact.opted_in", map[string]any{"id": store.NewID("ctc")})
+			if e != nil {
+				id = e.ID
+			}
+			return err
+		})).To(Succeed())
+		return id
+	}
+	delivery := func(eventID string) func() store.WebhookDelivery {
+		return func() store.WebhookDelivery {
+			ds, err := st.WebhookDeliveriesOfEvent(ctx, eventID)
+			Expect(err).NotTo(HaveOccurred())
+			if len(ds) == 0 {
+				return store.WebhookDelivery{}
+			}
+			return ds[len(ds)-1]
+		}
+	}
+
+	It("retries on the schedule 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h", func() {
+		Expect(service.DefaultWebhookRetrySchedule()).To(Equal([]time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+			2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}))
+		at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		next, ok := service.NextWebhookAttempt(service.DefaultWebhookRetrySchedule(), 4, at)
+		Expect(ok).To(BeTrue())
+		Expect(next).To(Equal(at.Add(2 * time.Hour)))
+		_, ok = service.NextWebhookAttempt(service.DefaultWebhookRetrySchedule(), 8, at)
+		Expect(ok).To(BeFalse(), "the 8th attempt is the last")
+	})
+
+	It("schedules each retry by the injected clock, fails the delivery after the last attempt, disables an endpoint failing for 5 days, and replays the failures", func() {
+		// The clock starts a week back, so every retry's scheduled time is already past for the
+		// job queue: the whole 27-hour schedule runs in moments, each attempt scheduled exactly
+		// where the clock says.
+		clk := &fakeClock{t: time.Now().UTC().Add(-7 * 24 * time.Hour).Truncate(time.Second)}
+		start := clk.Now()
+		var healthy atomic.Bool
+		gate := make(chan struct{}, 1)
+		r := newHookReceiver(func() int {
+			if healthy.Load() {
+				return http.StatusOK
+			}
+			<-gate
+			return http.StatusServiceUnavailable
+		})
+		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true, Timeout: 5 * time.Second, Now: clk.Now})
+		Expect(err).NotTo(HaveOccurred())
+		client := startWorkers(wh)
+		e, err := wh.SetEndpoint(ctx, project, r.srv.URL, nil)
+		Expect(err).NotTo(HaveOccurred())
+
+		evt := emit()
+		schedule := service.DefaultWebhookRetrySchedule()
+		for k := 1; k <= 8; k++ {
+			gate <- struct{}{}
+			Eventually(delivery(evt)).WithTimeout(10*time.Second).Should(HaveField("Attempts", k), "attempt %d", k)
+			d := delivery(evt)()
+			Expect(d.LastStatus).To(HaveValue(Equal(http.StatusServiceUnavailable)))
+			if k == 8 {
+				Expect(d.Status).To(Equal(store.DeliveryFailed))
+				Expect(d.NextAttemptAt).To(BeNil())
+				break
+			}
+			Expect(d.Status).To(Equal(store.DeliveryPending))
+			Expect(*d.NextAttemptAt).To(BeTemporally("==", clk.Now().Add(schedule[k-1])), "attempt %d", k)
+			// The queue holds the next attempt at exactly that time.
+			jobs, err := client.JobList(ctx, river.NewJobListParams().Kinds("webhook_delivery").First(100))
+			Expect(err).NotTo(HaveOccurred())
+			var scheduled []time.Time
+			for _, j := range jobs.Jobs {
+				if strings.Contains(string(j.EncodedArgs), `"attempt":`+strconv.Itoa(k+1)) {
+					scheduled = append(scheduled, j.ScheduledAt)
+				}
+			}
+			Expect(scheduled).To(ConsistOf(BeTemporally("~", *d.NextAttemptAt, time.Millisecond)))
+			clk.Advance(schedule[k-1])
+		}
+		Expect(r.hooks()).To(HaveLen(8))
+		for _, h := range r.hooks() {
+			Expect(h.Header.Get("webhook-id")).To(Equal(evt), "one webhook-id on every attempt")
+		}
+		ep, err := st.GetWebhookEndpoint(ctx, e.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ep.Enabled).To(BeTrue(), "27.6 hours of failures are not 5 days")
+		Expect(ep.FailingSince).To(HaveValue(BeTemporally("==", start)))
+
+		// Five days into the failure streak, the next failure disables the endpoint, and the
+		// delivery still pending on it fails at its next attempt.
+		clk.Advance(5*24*time.Hour - 27*time.Hour)
+		second := emit()
+		gate <- struct{}{}
+		Eventually(func() bool { ep, _ := st.GetWebhookEndpoint(ctx, e.ID); return ep.Enabled }).WithTimeout(10 * time.Second).Should(BeFalse())
+		ep, _ = st.GetWebhookEndpoint(ctx, e.ID)
+		Expect(ep.DisabledReason).To(HaveValue(ContainSubstring("failing continuously")))
+		Eventually(delivery(second)).WithTimeout(10 * time.Second).Should(SatisfyAll(HaveField("Status", store.DeliveryFailed),
+			HaveField("LastError", HaveValue(Equal("endpoint disabled")))))
+		Expect(r.hooks()).To(HaveLen(9))
+		failed, err := wh.Deliveries(ctx, project, true, 10)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(failed).To(HaveLen(2))
+
+		// The operator fixes the receiver, enables the endpoint and replays the failures.
+		healthy.Store(true)
+		_, err = wh.SetEnabled(ctx, e.ID, true)
+		Expect(err).NotTo(HaveOccurred())
+		replayed, err := wh.ReplaySince(ctx, project, start.Add(-time.Hour))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(replayed).To(HaveLen(2))
+		Eventually(func() []store.WebhookDelivery { ds, _ := wh.Deliveries(ctx, project, false, 10); return ds }).
+			WithTimeout(10 * time.Second).Should(ContainElements(
+			SatisfyAll(HaveField("EventID", evt), HaveField("Status", store.DeliverySucceeded)),
+			SatisfyAll(HaveField("EventID", second), HaveField("Status", store.DeliverySucceeded))))
+		Expect(r.hooks()).To(HaveLen(11))
+	})
+
+	It("signs with the new secret only once the rotation's 24 hours have passed", func() {
+		clk := &fakeClock{t: time.Now().UTC()}
+		r := newHookReceiver(func() int { return http.StatusOK })
+		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true, Now: clk.Now})
+		Expect(err).NotTo(HaveOccurred())
+		startWorkers(wh)
+		e, err := wh.SetEndpoint(ctx, project, r.srv.URL, nil)
+		Expect(err).NotTo(HaveOccurred())
+		rotated, err := wh.RotateSecret(ctx, e.ID)
+		Expect(err).NotTo(HaveOccurred())
+		clk.Advance(service.WebhookSecretGrace + time.Second)
+		emit()
+		Eventually(r.hooks).WithTimeout(10 * time.Second).Should(HaveLen(1))
+		h := r.hooks()[0]
+		Expect(strings.Fields(h.Header.Get("webhook-signature"))).To(HaveLen(1))
+		newKey, _ := standardwebhooks.NewWebhook(rotated.Secret)
+		oldKey, _ := standardwebhooks.NewWebhook(e.Secret)
+		Expect(newKey.VerifyIgnoringTimestamp(h.Body, h.Header)).To(Succeed())
+		Expect(oldKey.VerifyIgnoringTimestamp(h.Body, h.Header)).To(MatchError(standardwebhooks.ErrNoMatchingSignature))
+	})
+
+	Describe("SSRF guard", func() {
+		DescribeTable("tells public addresses from the others",
+			func(addr string, public bool) {
+				Expect(service.PublicAddr(netip.MustParseAddr(addr))).To(Equal(public))
+			},
+			Entry("public IPv4", "93.184.216.34", true),
+			Entry("public IPv6", "2606:2800:220:1:248:1893:25c8:1946", true),
+			Entry("loopback", "127.0.0.1", false),
+			Entry("loopback elsewhere in 127/8", "127.1.2.3", false),
+			Entry("IPv6 loopback", "::1", false),
+			Entry("RFC 1918 10/8", "10.1.2.3", false),
+			Entry("RFC 1918 172.16/12", "172.20.0.1", false),
+			Entry("RFC 1918 192.168/16", "192.168.1.1", false),
+			Entry("cloud metadata", "169.254.169.254", false),
+			Entry("link-local", "169.254.10.10", false),
+			Entry("IPv6 link-local", "fe80::1", false),
+			Entry("unique-local", "fd12:3456::1", false),
+			Entry("unspecified", "0.0.0.0", false),
+			Entry("carrier-grade NAT", "100.64.0.1", false),
+			Entry("IPv4-mapped loopback", "::ffff:127.0.0.1", false),
+			Entry("NAT64 of a private address", "64:ff9b::10.0.0.1", false),
+			Entry("NAT64 of a public address", "64:ff9b::93.184.216.34", true),
+		)
+
+		It("refuses loopback targets when private targets are not allowed, on the resolved address at connect time", func() {
+			r := newHookReceiver(func() int { return http.StatusOK })
+			wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: false})
+			Expect(err).NotTo(HaveOccurred())
+			startWorkers(wh)
+			_, err = wh.SetEndpoint(ctx, project, r.srv.URL, nil) // http://127.0.0.1:port
+			Expect(err).To(MatchError(ContainSubstring("private, loopback or link-local")))
+			port := r.srv.URL[strings.LastIndex(r.srv.URL, ":")+1:]
+			_, err = wh.SetEndpoint(ctx, project, "http://localhost:"+port, nil)
+			Expect(err).To(HaveOccurred())
+
+			// A name that resolves to loopback (as after DNS rebinding) gets past any check of the
+			// URL; the dialer still refuses the address it resolved to.
+			now := time.Now().UTC()
+			sneaky := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project,
+				URL: "http://localhost:" + port + "/hooks", Secret: "whsec_" + strings.Repeat("A", 32), Enabled: true, CreatedAt: now, UpdatedAt: now}
+			Expect(st.CreateWebhookEndpoint(ctx, sneaky)).To(Succeed())
+			evt := emit()
+			Eventually(delivery(evt)).WithTimeout(10 * time.Second).Should(SatisfyAll(HaveField("Attempts", 1),
+				HaveField("LastError", HaveValue(ContainSubstring("refused: ")))))
+			Expect(r.hooks()).To(BeEmpty())
+		})
+	})
+
+	It("loses no delivery when the workers are stopped mid-flight and others take over", func() {
+		var inFlight atomic.Int64
+		r := newHookReceiver(func() int {
+			inFlight.Add(1)
+			time.Sleep(150 * time.Millisecond)
+			return http.StatusOK
+		})
+		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = wh.SetEndpoint(ctx, project, r.srv.URL, nil)
+		Expect(err).NotTo(HaveOccurred())
+		const n = 100
+		events := map[string]bool{}
+		for range n {
+			events[emit()] = true
+		}
+		first := startWorkers(wh)
+		Eventually(inFlight.Load).WithTimeout(10 * time.Second).Should(BeNumerically(">=", 10))
+		// Stop as a dying instance would: running attempts are cancelled mid-request.
+		Expect(first.StopAndCancel(ctx)).To(Succeed())
+		before := len(r.hooks())
+		Expect(before).To(BeNumerically("<", n), "the first workers did not finish everything")
+
+		startWorkers(wh)
+		Eventually(func() int {
+			ds, _ := wh.Deliveries(ctx, project, false, n+10)
+			done := 0
+			for _, d := range ds {
+				if d.Status == store.DeliverySucceeded {
+					done++
+				}
+			}
+			return done
+		}).WithTimeout(30 * time.Second).Should(Equal(n))
+		got := map[string]bool{}
+		for _, h := range r.hooks() {
+			got[h.Header.Get("webhook-id")] = true
+		}
+		Expect(got).To(Equal(events), "every event reached the receiver")
+		GinkgoWriter.Printf("%d requests for %d events: %d reached the receiver before the stop\n", len(r.hooks()), n, before)
+	})
+})

@@ -1,0 +1,543 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// TypeID prefixes of messages and attachments.
+const (
+	PrefixMessage    = "msg"
+	PrefixAttachment = "att"
+)
+
+// Message directions.
+const (
+	DirectionOutbound = "outbound"
+	DirectionInbound  = "inbound"
+)
+
+// Message statuses. Outbound: scheduled → queued → sending → sent → delivered | failed, and
+// scheduled → canceled. Inbound messages are received.
+const (
+	StatusScheduled = "scheduled"
+	StatusQueued    = "queued"
+	StatusSending   = "sending"
+	StatusSent      = "sent"
+	StatusDelivered = "delivered"
+	StatusFailed    = "failed"
+	StatusCanceled  = "canceled"
+	StatusReceived  = "received"
+)
+
+// Message is one SMS or MMS, outbound or inbound.
+type Message struct {
+	ID             string
+	ProjectID      string
+	AccountID      string
+	ConversationID string
+	PhoneNumberID  string
+	// SenderType is the type of the account's number (local, toll_free, short_code, demo); it
+	// selects the number's pace.
+	SenderType string
+	ContactID  string
+	Direction  string
+	Status     string
+	Body       *string
+	Metadata   Metadata
+	// Encoding is gsm7 or ucs2; Type is sms or mms.
+	Encoding string
+	Segments int
+	Type     string
+	// FromNumber and ToNumber are the numbers as submitted (outbound) or received (inbound).
+	FromNumber string
+	ToNumber   string
+	// Carrier is the adapter that carries the message; CarrierID its id of the message.
+	Carrier   string
+	CarrierID *string
+	BlastID   *string
+	// AutoReply marks the service's own replies (STOP/START/HELP confirmations).
+	AutoReply     bool
+	FailureReason *string
+	// NotBefore is the pacing slot reserved for the message, once it has one.
+	NotBefore   *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	SendAt      *time.Time
+	SentAt      *time.Time
+	DeliveredAt *time.Time
+	FailedAt    *time.Time
+	ReceivedAt  *time.Time
+}
+
+// Attachment is a file of a message: the URL it was sent with and, once fetched, its bytes.
+type Attachment struct {
+	ID        string
+	ProjectID string
+	MessageID string
+	Position  int
+	URL       string
+	// Type is image, video, contact, file or link; ContentType the fetched file's media type.
+	Type        string
+	ContentType *string
+	Size        *int64
+	Data        []byte
+	FetchedAt   *time.Time
+}
+
+// MessageView is a message with its contact, phone number and attachments (without their bytes),
+// as the API and the events show it.
+type MessageView struct {
+	Message
+	Contact     Contact
+	PhoneNumber PhoneNumber
+	Attachments []Attachment
+}
+
+// InsertMessage stores a message and its attachments; call it inside the transaction that also
+// enqueues the message's dispatch.
+func (s *Store) InsertMessage(ctx context.Context, m *Message, atts []Attachment) error {
+	if m.Metadata == nil {
+		m.Metadata = Metadata{}
+	}
+	if err := s.q(ctx).Create(m).Error; err != nil {
+		return translate(err, "insert message")
+	}
+	if len(atts) > 0 {
+		if err := s.q(ctx).Create(&atts).Error; err != nil {
+			return translate(err, "insert attachments")
+		}
+	}
+	return nil
+}
+
+// GetMessage returns a project's message with its conversation's contact and number.
+func (s *Store) GetMessage(ctx context.Context, projectID, id string) (*MessageView, error) {
+	var m Message
+	if err := s.q(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&m).Error; err != nil {
+		return nil, translate(err, "get message "+id)
+	}
+	views, err := s.MessageViews(ctx, []Message{m})
+	if err != nil {
+		return nil, err
+	}
+	return &views[0], nil
+}
+
+// ListMessages returns one page of an account's messages, of one conversation when
+// conversationID is not empty.
+func (s *Store) ListMessages(ctx context.Context, projectID, accountID, conversationID string, p Page) ([]MessageView, Cursors, error) {
+	if _, err := s.GetAccount(ctx, projectID, accountID); err != nil {
+		return nil, Cursors{}, err
+	}
+	q := s.q(ctx).Model(&Message{}).Where("account_id = ?", accountID)
+	if conversationID != "" {
+		q = q.Where("conversation_id = ?", conversationID)
+	}
+	rows, cur, err := paginate(q, p, func(m *Message) string { return m.ID })
+	if err != nil {
+		return nil, cur, err
+	}
+	views, err := s.MessageViews(ctx, rows)
+	return views, cur, err
+}
+
+// MessageViews completes messages with their contacts, numbers and attachments in three queries.
+func (s *Store) MessageViews(ctx context.Context, msgs []Message) ([]MessageView, error) {
+	out := make([]MessageView, len(msgs))
+	if len(msgs) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(msgs))
+	contactIDs := make([]string, len(msgs))
+	numberIDs := make([]string, len(msgs))
+	for i, m := range msgs {
+		ids[i], contactIDs[i], numberIDs[i] = m.ID, m.ContactID, m.PhoneNumberID
+	}
+	contacts, numbers, err := s.contactsAndNumbers(ctx, contactIDs, numberIDs)
+	if err != nil {
+		return nil, err
+	}
+	// Only MMS have attachments: a page of SMS needs no query for them.
+	var withMedia []string
+	for _, m := range msgs {
+		if m.Type != "sms" {
+			withMedia = append(withMedia, m.ID)
+		}
+	}
+	var atts []Attachment
+	if len(withMedia) > 0 {
+		if err := s.q(ctx).Omit("data").Where("message_id IN ?", withMedia).Order("message_id, position").Find(&atts).Error; err != nil {
+			return nil, translate(err, "load attachments")
+		}
+	}
+	byMsg := map[string][]Attachment{}
+	for _, a := range atts {
+		byMsg[a.MessageID] = append(byMsg[a.MessageID], a)
+	}
+	for i, m := range msgs {
+		out[i] = MessageView{Message: m, Contact: contacts[m.ContactID], PhoneNumber: numbers[m.PhoneNumberID], Attachments: byMsg[m.ID]}
+	}
+	return out, nil
+}
+
+// LockMessage reads a message for update inside a transaction (row lock on PostgreSQL; SQLite
+// transactions already hold the database's write lock).
+func (s *Store) LockMessage(ctx context.Context, id string) (*Message, error) {
+	q := s.q(ctx)
+	if s.dialect == Postgres {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	var m Message
+	if err := q.Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, translate(err, "lock message "+id)
+	}
+	return &m, nil
+}
+
+// UpdateMessage sets fields of a message that is in one of the statuses from, and reports
+// whether it was.
+func (s *Store) UpdateMessage(ctx context.Context, id string, from []string, fields map[string]any) (bool, error) {
+	res := s.q(ctx).Model(&Message{}).Where("id = ? AND status IN ?", id, from).Updates(fields)
+	if res.Error != nil {
+		return false, translate(res.Error, "update message "+id)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// InboundSeen reports whether the carrier's inbound message was stored already.
+func (s *Store) InboundSeen(ctx context.Context, carrier, carrierID string) (bool, error) {
+	var n int64
+	err := s.q(ctx).Model(&Message{}).Where("direction = ? AND carrier = ? AND carrier_id = ?", DirectionInbound, carrier, carrierID).
+		Limit(1).Count(&n).Error
+	return n > 0, translate(err, "find inbound message")
+}
+
+// Sender is a phone number of an account with what decides whether it may send.
+type Sender struct {
+	PhoneNumber `gorm:"embedded"`
+	// CampaignStatus is the status of the number's campaign, if it has one.
+	CampaignStatus *string
+	// TollFreeActive counts the number's active toll-free campaigns.
+	TollFreeActive int
+}
+
+// DemoNumber returns the installation's shared demo number; ErrNotFound when there is none.
+func (s *Store) DemoNumber(ctx context.Context) (*PhoneNumber, error) {
+	var n PhoneNumber
+	if err := s.q(ctx).Where("type = ? AND released_at IS NULL", NumberDemo).Order("id").Take(&n).Error; err != nil {
+		return nil, translate(err, "demo number")
+	}
+	return &n, nil
+}
+
+// TakeDemoSend counts one demo-key send for the account inside the caller's transaction, and
+// reports false (counting nothing) when the account has already sent limit.
+func (s *Store) TakeDemoSend(ctx context.Context, accountID string, limit int) (bool, error) {
+	res := s.q(ctx).Exec(`INSERT INTO demo_usage (account_id, sent) VALUES (?, 1)
+		ON CONFLICT (account_id) DO UPDATE SET sent = demo_usage.sent + 1 WHERE demo_usage.sent < ?`, accountID, limit)
+	if res.Error != nil {
+		return false, translate(res.Error, "count demo send")
+	}
+	return res.RowsAffected == 1 && limit > 0, nil
+}
+
+// DemoCorrespondent returns the message the demo number most recently sent to a handset, which
+// tells whose conversation an inbound message to the shared demo number belongs to.
+func (s *Store) DemoCorrespondent(ctx context.Context, demoNumberID, handset string) (*Message, error) {
+	var m Message
+	err := s.q(ctx).Where("phone_number_id = ? AND to_number = ? AND direction = ?", demoNumberID, handset, DirectionOutbound).
+		Order("id DESC").Take(&m).Error
+	if err != nil {
+		return nil, translate(err, "demo correspondent")
+	}
+	return &m, nil
+}
+
+// BlockedNumber is a handset that failed hard (invalid or unreachable) for an account.
+type BlockedNumber struct {
+	AccountID   string
+	PhoneNumber string
+	// Reason is the failure reason that blocked it.
+	Reason    string
+	BlockedAt time.Time
+	// RetryAfter is when a send is tried for real again.
+	RetryAfter time.Time
+}
+
+// GetBlockedNumber returns the account's block on a handset, or nil when there is none.
+func (s *Store) GetBlockedNumber(ctx context.Context, accountID, phone string) (*BlockedNumber, error) {
+	var b BlockedNumber
+	err := s.q(ctx).Where("account_id = ? AND phone_number = ?", accountID, phone).Take(&b).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, translate(err, "get blocked number")
+	}
+	return &b, nil
+}
+
+// BlockNumber blocks (or re-blocks) a handset for an account.
+func (s *Store) BlockNumber(ctx context.Context, b BlockedNumber) error {
+	err := s.q(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "account_id"}, {Name: "phone_number"}},
+		DoUpdates: clause.AssignmentColumns([]string{"reason", "blocked_at", "retry_after"}),
+	}).Create(&b).Error
+	return translate(err, "block number")
+}
+
+// UnblockNumber lifts an account's block on a handset, if any.
+func (s *Store) UnblockNumber(ctx context.Context, accountID, phone string) error {
+	err := s.q(ctx).Where("account_id = ? AND phone_number = ?", accountID, phone).Delete(&BlockedNumber{}).Error
+	return translate(err, "unblock number")
+}
+
+// ReserveSendSlot takes the next sending slot of a phone number that sends one message per
+// interval, and returns when that slot is (never before now). The slot is claimed atomically in
+// the database, so every instance that sends from the number shares one pace.
+func (s *Store) ReserveSendSlot(ctx context.Context, phoneNumberID string, now time.Time, interval time.Duration) (time.Time, error) {
+	return s.ReserveSendSlots(ctx, phoneNumberID, now, interval, 1)
+}
+
+// ReserveSendSlots takes the next n consecutive sending slots of a phone number and returns when
+// the first is; the others follow at interval.
+func (s *Store) ReserveSendSlots(ctx context.Context, phoneNumberID string, now time.Time, interval time.Duration, n int) (time.Time, error) {
+	return s.reserveSlots(ctx, phoneNumberID, now.UnixMicro(), interval.Microseconds(), int64(n))
+}
+
+func (s *Store) reserveSlots(ctx context.Context, phoneNumberID string, n, step, count int64) (time.Time, error) {
+	iv := step * count
+	var next int64
+	err := s.q(ctx).Raw(`INSERT INTO sender_pacing (phone_number_id, next_slot_us) VALUES (?, ?)
+		ON CONFLICT (phone_number_id) DO UPDATE SET next_slot_us =
+			CASE WHEN sender_pacing.next_slot_us > ? THEN sender_pacing.next_slot_us ELSE ? END + ?
+		RETURNING next_slot_us`, phoneNumberID, n+iv, n, n, iv).Scan(&next).Error
+	if err != nil {
+		return time.Time{}, translate(err, "reserve send slot")
+	}
+	return time.UnixMicro(next - iv).UTC(), nil
+}
+
+// SaveAttachmentFile stores the fetched bytes of an attachment.
+func (s *Store) SaveAttachmentFile(ctx context.Context, id, typ, contentType string, data []byte, at time.Time) error {
+	size := int64(len(data))
+	err := s.q(ctx).Model(&Attachment{}).Where("id = ?", id).Updates(map[string]any{
+		"type": typ, "content_type": contentType, "size": size, "data": data, "fetched_at": at,
+	}).Error
+	return translate(err, "save attachment "+id)
+}
+
+// GetAttachment returns a project's attachment without its bytes.
+func (s *Store) GetAttachment(ctx context.Context, projectID, id string) (*Attachment, error) {
+	var a Attachment
+	if err := s.q(ctx).Omit("data").Where("id = ? AND project_id = ?", id, projectID).Take(&a).Error; err != nil {
+		return nil, translate(err, "get attachment "+id)
+	}
+	return &a, nil
+}
+
+// AttachmentFile returns an attachment with its bytes, whoever holds it (the caller has checked a
+// signature).
+func (s *Store) AttachmentFile(ctx context.Context, id string) (*Attachment, error) {
+	var a Attachment
+	if err := s.q(ctx).Where("id = ?", id).Take(&a).Error; err != nil {
+		return nil, translate(err, "attachment file "+id)
+	}
+	return &a, nil
+}
+
+// MessageAttachments returns a message's attachments with their bytes, in order.
+func (s *Store) MessageAttachments(ctx context.Context, messageID string) ([]Attachment, error) {
+	var atts []Attachment
+	err := s.q(ctx).Where("message_id = ?", messageID).Order("position").Find(&atts).Error
+	return atts, translate(err, "message attachments")
+}
+
+// InstallationSecret returns the installation's random secret of this name, creating it (size
+// bytes) on first use. Every instance sharing the database gets the same secret.
+func (s *Store) InstallationSecret(ctx context.Context, name string, size int) ([]byte, error) {
+	fresh := make([]byte, size)
+	_, _ = rand.Read(fresh)
+	if err := s.q(ctx).Exec(`INSERT INTO installation_secrets (name, secret, created_at) VALUES (?, ?, ?)
+		ON CONFLICT (name) DO NOTHING`, name, fresh, now()).Error; err != nil {
+		return nil, translate(err, "create installation secret")
+	}
+	var secret []byte
+	if err := s.q(ctx).Raw(`SELECT secret FROM installation_secrets WHERE name = ?`, name).Row().Scan(&secret); err != nil {
+		return nil, translate(err, "read installation secret")
+	}
+	return secret, nil
+}
+
+// SetContactOptedOut records a contact's opt-out (true) or opt-in (false).
+func (s *Store) SetContactOptedOut(ctx context.Context, contactID string, optedOut bool, at time.Time) error {
+	err := s.q(ctx).Model(&Contact{}).Where("id = ?", contactID).Updates(map[string]any{"opted_out": optedOut, "updated_at": at}).Error
+	return translate(err, "set contact opted out")
+}
+
+// MessageStatus reads a message's status without locking it.
+func (s *Store) MessageStatus(ctx context.Context, id string) (string, error) {
+	var status string
+	res := s.q(ctx).Model(&Message{}).Where("id = ?", id).Limit(1).Pluck("status", &status)
+	if res.Error != nil {
+		return "", translate(res.Error, "message status "+id)
+	}
+	if res.RowsAffected == 0 {
+		return "", fmt.Errorf("message status %s: %w", id, ErrNotFound)
+	}
+	return status, nil
+}
+
+// LockQueued locks, inside a transaction, up to limit other messages of a sender number that wait
+// to be sent now: queued, not scheduled, without a pacing slot yet, newest first (the oldest are
+// the ones whose own dispatch jobs run now). On PostgreSQL rows another transaction holds are
+// skipped.
+func (s *Store) LockQueued(ctx context.Context, phoneNumberID, except string, limit int) ([]Message, error) {
+	q := s.q(ctx).Where("phone_number_id = ? AND status = ? AND not_before IS NULL AND send_at IS NULL AND id <> ?",
+		phoneNumberID, StatusQueued, except).Order("id DESC").Limit(limit)
+	if s.dialect == Postgres {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
+	}
+	var out []Message
+	if err := q.Find(&out).Error; err != nil {
+		return nil, translate(err, "lock queued messages")
+	}
+	return out, nil
+}
+
+// BlockedAmong returns the accounts' blocks on these handsets, keyed by account id and number.
+func (s *Store) BlockedAmong(ctx context.Context, accountIDs, phones []string) (map[[2]string]BlockedNumber, error) {
+	out := map[[2]string]BlockedNumber{}
+	if len(phones) == 0 {
+		return out, nil
+	}
+	var rows []BlockedNumber
+	if err := s.q(ctx).Where("account_id IN ? AND phone_number IN ?", uniq(accountIDs), uniq(phones)).Find(&rows).Error; err != nil {
+		return nil, translate(err, "blocked numbers")
+	}
+	for _, b := range rows {
+		out[[2]string{b.AccountID, b.PhoneNumber}] = b
+	}
+	return out, nil
+}
+
+// MarkSending moves queued messages to sending.
+func (s *Store) MarkSending(ctx context.Context, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.q(ctx).Model(&Message{}).Where("id IN ? AND status IN ?", ids, []string{StatusQueued, StatusScheduled}).
+		Updates(map[string]any{"status": StatusSending, "updated_at": at}).Error
+	return translate(err, "mark messages sending")
+}
+
+// SendContext is what a send checks before it writes: the account and its sender.
+type SendContext struct {
+	// Archived is true when the account is archived.
+	Archived bool
+	// Sender is the sending number, nil when the account has none matching.
+	Sender *Sender
+}
+
+// LoadSendContext reads, in one query, whether the project's account is archived and the
+// account's held number named by ref (as FindSender does). A missing account is ErrNotFound.
+func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref string) (*SendContext, error) {
+	q := `SELECT a.archived_at AS account_archived_at, pn.id, pn.project_id, pn.account_id, pn.number, pn.type, pn.country,
+		pn.name, pn.metadata, pn.carrier, pn.campaign_id, pn.attachment_status, pn.created_at, pn.updated_at,
+		(SELECT c.status FROM campaigns c WHERE c.id = pn.campaign_id) AS campaign_status,
+		(SELECT COUNT(*) FROM toll_free_campaigns t WHERE t.phone_number_id = pn.id AND t.status = ?) AS toll_free_active
+		FROM accounts a LEFT JOIN phone_numbers pn ON pn.account_id = a.id AND pn.project_id = a.project_id
+			AND pn.released_at IS NULL`
+	args := []any{CampaignActive}
+	if ref != "" {
+		q += ` AND (pn.id = ? OR pn.number = ?)`
+		args = append(args, ref, ref)
+	}
+	q += ` WHERE a.id = ? AND a.project_id = ? ORDER BY pn.id LIMIT 1`
+	args = append(args, accountID, projectID)
+	var row struct {
+		AccountArchivedAt *time.Time
+		ID                *string
+		ProjectID         *string
+		AccountID         *string
+		Number            *string
+		Type              *string
+		Country           *string
+		Name              *string
+		Metadata          Metadata
+		Carrier           *string
+		CampaignID        *string
+		AttachmentStatus  *string
+		CreatedAt         *time.Time
+		UpdatedAt         *time.Time
+		CampaignStatus    *string
+		TollFreeActive    *int
+	}
+	res := s.q(ctx).Raw(q, args...).Scan(&row)
+	if res.Error != nil {
+		return nil, translate(res.Error, "load send context")
+	}
+	if res.RowsAffected == 0 {
+		return nil, fmt.Errorf("load send context of account %s: %w", accountID, ErrNotFound)
+	}
+	out := &SendContext{Archived: row.AccountArchivedAt != nil}
+	if row.ID == nil {
+		return out, nil
+	}
+	deref := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	out.Sender = &Sender{PhoneNumber: PhoneNumber{ID: *row.ID, ProjectID: deref(row.ProjectID), AccountID: row.AccountID,
+		Number: deref(row.Number), Type: deref(row.Type), Country: deref(row.Country), Name: row.Name, Metadata: row.Metadata,
+		Carrier: deref(row.Carrier), CampaignID: row.CampaignID, AttachmentStatus: row.AttachmentStatus},
+		CampaignStatus: row.CampaignStatus}
+	if row.CreatedAt != nil {
+		out.Sender.CreatedAt = *row.CreatedAt
+	}
+	if row.UpdatedAt != nil {
+		out.Sender.UpdatedAt = *row.UpdatedAt
+	}
+	if row.TollFreeActive != nil {
+		out.Sender.TollFreeActive = *row.TollFreeActive
+	}
+	return out, nil
+}
+
+// FinishOutbound records the outcome of an outbound message that is `sending` or `sent` and
+// returns the message as it now is, or nil when it was not waiting for one (unknown, inbound, or
+// already final: carriers repeat receipts). status is StatusDelivered or StatusFailed; reason is
+// the failure reason of a failed one; carrierID, when not empty, fills a missing carrier id.
+func (s *Store) FinishOutbound(ctx context.Context, id, status string, at time.Time, reason, carrierID string) (*Message, error) {
+	set := "delivered_at = ?"
+	args := []any{status, at, at, at}
+	if status == StatusFailed {
+		set = "failed_at = ?, failure_reason = ?"
+		args = []any{status, at, at, at, reason}
+	}
+	var cid any
+	if carrierID != "" {
+		cid = carrierID
+	}
+	args = append(args, cid, id, DirectionOutbound, StatusSending, StatusSent)
+	var out []Message
+	err := s.q(ctx).Raw(`UPDATE messages SET status = ?, updated_at = ?, sent_at = COALESCE(sent_at, ?), `+set+`,
+		carrier_id = COALESCE(carrier_id, ?)
+		WHERE id = ? AND direction = ? AND status IN (?, ?) RETURNING *`, args...).Scan(&out).Error
+	if err != nil {
+		return nil, translate(err, "finish message "+id)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return &out[0], nil
+}
