@@ -279,7 +279,7 @@ var _ = Describe("Voice", func() {
 			id := store.NewID("carriercall")
 			ev := carriers.CallEvent{CarrierID: id, Status: carriers.CallMissed, RecordingURL: "sim-recording:nope", Voicemail: true}
 			Expect(report(ev)).NotTo(Succeed())
-			Expect(list("/accounts/" + account + "/calls")).To(BeEmpty(), "nothing is half-stored")
+			Expect(list("/accounts/"+account+"/calls")).To(BeEmpty(), "nothing is half-stored")
 			ev.RecordingURL, ev.RecordingSeconds = sim.RecordingURL(1, id), 1
 			Expect(report(ev)).To(Succeed())
 			Expect(list("/accounts/" + account + "/voicemails")).To(HaveLen(1))
@@ -398,7 +398,7 @@ var _ = Describe("Voice", func() {
 				Expect(other.get(p)).To(HaveError(http.StatusNotFound, "not_found"), p)
 			}
 			Expect(other.delete("/recordings/" + recID)).To(HaveError(http.StatusNotFound, "not_found"))
-			Expect(t.get("/recordings/" + recID)).To(HaveStatus(http.StatusOK), "still there")
+			Expect(t.get("/recordings/"+recID)).To(HaveStatus(http.StatusOK), "still there")
 		})
 
 		DescribeTable("answers 404 not_found for ids that do not exist",

@@ -184,6 +184,9 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 	if p.Body != nil {
 		body = *p.Body
 	}
+	if body == "" {
+		p.Body = nil // attachments only: the body is null
+	}
 	seg := Segment(body)
 	msg := &store.Message{
 		ID: store.NewID(store.PrefixMessage), ProjectID: p.ProjectID, AccountID: p.AccountID,
@@ -453,7 +456,9 @@ func (m *Messages) dispatch(ctx context.Context, id string) error {
 		batch []*store.Message
 		wait  time.Duration
 	)
-	err = m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+	// The dispatch's transactions need not wait for the disk: the job's completion does, and a
+	// lost one is redone by the job's next run.
+	err = m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
 		msg, err := tx.LockMessage(ctx, id)
 		if err != nil {
 			return err
@@ -591,7 +596,7 @@ func (m *Messages) submitAll(ctx context.Context, id string, batch []*store.Mess
 		return ownErr
 	}
 	now := m.now()
-	err := m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+	err := m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
 		var recorded []store.Message
 		for _, msg := range sent {
 			fields := map[string]any{"status": store.StatusSent, "sent_at": now, "updated_at": now}
@@ -708,7 +713,7 @@ func (m *Messages) media(ctx context.Context, msg *store.Message) ([]carriers.Me
 
 // failSending fails a message that is `sending`.
 func (m *Messages) failSending(ctx context.Context, msg *store.Message, reason string) error {
-	return m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+	return m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
 		locked, err := tx.LockMessage(ctx, msg.ID)
 		if err != nil {
 			return err

@@ -3,11 +3,11 @@ package service_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,7 +171,9 @@ var _ = Describe("Webhook delivery", func() {
 			Expect(err).NotTo(HaveOccurred())
 			var scheduled []time.Time
 			for _, j := range jobs.Jobs {
-				if strings.Contains(string(j.EncodedArgs), `"attempt":`+strconv.Itoa(k+1)) {
+				var a service.DeliverWebhookArgs
+				Expect(json.Unmarshal(j.EncodedArgs, &a)).To(Succeed())
+				if a.Attempt == k+1 {
 					scheduled = append(scheduled, j.ScheduledAt)
 				}
 			}

@@ -541,3 +541,20 @@ func (s *Store) FinishOutbound(ctx context.Context, id, status string, at time.T
 	}
 	return &out[0], nil
 }
+
+// TxAsync is Tx whose commit does not wait for the write-ahead log to reach the disk
+// (PostgreSQL's synchronous_commit off; SQLite's WAL mode never waits). A crash of the database
+// can lose such a commit, never corrupt it; and the next commit that waits makes every earlier
+// one durable. Use it only for work that is redone when lost and is always followed by a commit
+// that waits: a job's own transactions, which River's completion of the job (a waiting commit)
+// follows, and which run again when the job did not complete.
+func (s *Store) TxAsync(ctx context.Context, fn func(tx *Store) error) error {
+	return s.Tx(ctx, func(tx *Store) error {
+		if s.dialect == Postgres {
+			if err := tx.q(ctx).Exec("SET LOCAL synchronous_commit = off").Error; err != nil {
+				return translate(err, "asynchronous commit")
+			}
+		}
+		return fn(tx)
+	})
+}

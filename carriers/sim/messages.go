@@ -122,7 +122,9 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	e := &OutboxEntry{Reference: m.Reference, CarrierID: store.NewID("sim"), From: m.From, To: m.To, Body: m.Body,
 		Parts: m.Segments, Encoding: m.Encoding, Media: media, Outcome: outcome, CreatedAt: c.cfg.Now().UTC()}
 	var sub carriers.Submission
-	err := c.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+	// The core submits from its dispatch job, whose completion waits for the disk; a submission
+	// lost with the database is submitted again, so this commit need not wait.
+	err := c.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
 		res := tx.DB().WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(e)
 		if res.Error != nil {
 			return res.Error

@@ -35,6 +35,11 @@ var scenarios = map[string]Scenario{
 		Duration: 20 * time.Second,
 		Run:      runSend,
 	},
+	"webhooks": {
+		Doc:      "events recorded at 2,500/s delivered as signed webhooks to a local receiver: deliveries/s and event-to-arrival lag",
+		Duration: 20 * time.Second,
+		Run:      runWebhooks,
+	},
 }
 
 func scenarioNames() []string {

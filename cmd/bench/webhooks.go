@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/sim"
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+// Issue 5's targets with PostgreSQL.
+const (
+	webhookTarget      = 2000 // deliveries per second to a local receiver
+	webhookP99Target   = time.Second
+	webhookOfferedRate = 2500 // events per second the producers offer
+	webhookProducers   = 16
+)
+
+// runWebhooks is the "webhooks" scenario (issue 5): producers record events at a fixed offered
+// rate, each in its own transaction through store.InsertEvent as the features do (so each commits
+// its fan-out job), for a project with one endpoint subscribed to everything: a local plain-HTTP
+// receiver that answers 204 at once. The job workers of the same process fan the events out and
+// deliver them, signed. It reports deliveries/s while the producers run and until the backlog
+// is drained, and the lag from an event's creation to its arrival at the receiver.
+func runWebhooks(ctx context.Context, b *Bench) error {
+	b.rep.Note("webhooks: %d producers offering %d events/s (one event per transaction) to one endpoint; receiver on loopback plain HTTP answering 204",
+		webhookProducers, webhookOfferedRate)
+	return b.EachDatabase(ctx, func(ctx context.Context, db *Database) error {
+		st := db.Store
+		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		core, err := service.NewCore(service.CoreConfig{
+			Store: st, PublicURL: "https://127.0.0.1", Logger: log, WebhookAllowPrivate: true,
+			Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+				c, err := sim.New(sim.Config{Store: st, Reporter: r, Latency: -1, Logger: log})
+				return []carriers.Carrier{c}, err
+			},
+		})
+		if err != nil {
+			return err
+		}
+		rcv, err := startHookReceiver()
+		if err != nil {
+			return err
+		}
+		defer rcv.close()
+		p, err := st.CreateProject(ctx, "bench webhooks")
+		if err != nil {
+			return err
+		}
+		if _, err := core.Webhooks.SetEndpoint(ctx, p.ID, rcv.url, nil); err != nil {
+			return err
+		}
+		workers, err := core.StartWorkers(ctx)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = workers.Stop(sctx)
+		}()
+
+		// Offer events at a fixed rate for warm-up plus the measured duration.
+		account := store.NewID(store.PrefixAccount)
+		start := time.Now()
+		measureFrom, end := start.Add(b.opts.Warmup), start.Add(b.opts.Warmup+b.duration)
+		var produced, produceErrs atomic.Int64
+		var wg sync.WaitGroup
+		interval := time.Duration(float64(time.Second) * webhookProducers / webhookOfferedRate)
+		for i := range webhookProducers {
+			wg.Go(func() {
+				next := start.Add(time.Duration(i) * interval / webhookProducers)
+				for ctx.Err() == nil {
+					if d := time.Until(next); d > 0 {
+						time.Sleep(d)
+					}
+					if !time.Now().Before(end) {
+						return
+					}
+					next = next.Add(interval)
+					err := st.Tx(ctx, func(tx *store.Store) error {
+						_, err := tx.InsertEvent(ctx, p.ID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)})
+						return err
+					})
+					if err != nil {
+						produceErrs.Add(1)
+						continue
+					}
+					produced.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		producedAt := time.Now()
+		total := produced.Load()
+		// Drain: wait until every event has arrived (or give up after 2 minutes).
+		deadline := time.Now().Add(2 * time.Minute)
+		for rcv.count() < total && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(100 * time.Millisecond)
+		}
+		arrivals := rcv.snapshot()
+		events, err := st.EventsSince(ctx, p.ID, start.Add(-time.Minute))
+		if err != nil {
+			return err
+		}
+		var lags []time.Duration
+		var inWindow int64
+		var lastArrival time.Time
+		for _, e := range events {
+			at, ok := arrivals[e.ID]
+			if !ok {
+				continue
+			}
+			lags = append(lags, at.Sub(e.CreatedAt))
+			if !at.Before(measureFrom) && at.Before(end) {
+				inWindow++
+			}
+			if at.After(lastArrival) {
+				lastArrival = at
+			}
+		}
+		slices.Sort(lags)
+		win := &Result{Scenario: b.scenario, DB: db.Name, Phase: "deliveries", Name: "webhook deliveries while producing",
+			Requests: inWindow, RPS: float64(inWindow) / b.duration.Seconds(), Duration: b.duration}
+		all := &Result{Scenario: b.scenario, DB: db.Name, Phase: "drain", Name: "webhook deliveries including the drain",
+			Requests: int64(len(lags)), RPS: float64(len(lags)) / lastArrival.Sub(start).Seconds()}
+		if len(lags) > 0 {
+			win.P50, win.P90, win.P99, win.Max = quantile(lags, 0.50), quantile(lags, 0.90), quantile(lags, 0.99), lags[len(lags)-1]
+			all.P50, all.P90, all.P99, all.Max = win.P50, win.P90, win.P99, win.Max
+		}
+		b.rep.Note("webhooks db=%s: %d events produced (%.0f/s offered, %.0f/s achieved, %d producer errors), %d delivered, %d requests in all (duplicates %d); last arrival %.1fs after the producers stopped",
+			db.Name, total, float64(webhookOfferedRate), float64(total)/producedAt.Sub(start).Seconds(), produceErrs.Load(), len(lags),
+			rcv.requests.Load(), rcv.requests.Load()-int64(len(arrivals)), lastArrival.Sub(producedAt).Seconds())
+		b.rep.Note("webhooks db=%s: %.0f deliveries/s while producing, %.0f/s including the drain; lag from event to arrival p50 %s, p90 %s, p99 %s, max %s",
+			db.Name, win.RPS, all.RPS, fmtDur(win.P50), fmtDur(win.P90), fmtDur(win.P99), fmtDur(win.Max))
+		if db.Name == "postgres" {
+			b.rep.Target(win, "webhook deliveries while producing", webhookTarget)
+			verdict := "met"
+			if win.P99 > webhookP99Target || int64(len(lags)) < total {
+				verdict = "NOT met"
+			}
+			b.rep.Note("webhooks db=postgres: target: p99 lag ≤ %s — measured %s: %s", webhookP99Target, fmtDur(win.P99), verdict)
+		}
+		return nil
+	})
+}
+
+// hookReceiver is the scenario's endpoint: it records when each webhook-id first arrived.
+type hookReceiver struct {
+	url      string
+	srv      *http.Server
+	mu       sync.Mutex
+	first    map[string]time.Time
+	requests atomic.Int64
+}
+
+func startHookReceiver() (*hookReceiver, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &hookReceiver{url: "http://" + ln.Addr().String() + "/hooks", first: map[string]time.Time{}}
+	r.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+		now := time.Now()
+		id := req.Header.Get("webhook-id")
+		r.requests.Add(1)
+		r.mu.Lock()
+		if _, ok := r.first[id]; !ok {
+			r.first[id] = now
+		}
+		r.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})}
+	go func() {
+		if err := r.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+			fmt.Fprintln(os.Stderr, "bench: webhook receiver:", err)
+		}
+	}()
+	return r, nil
+}
+
+func (r *hookReceiver) count() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return int64(len(r.first))
+}
+
+func (r *hookReceiver) snapshot() map[string]time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]time.Time, len(r.first))
+	for k, v := range r.first {
+		out[k] = v
+	}
+	return out
+}
+
+func (r *hookReceiver) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = r.srv.Shutdown(ctx)
+}
