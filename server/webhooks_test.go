@@ -375,7 +375,7 @@ var _ = Describe("Webhooks", func() {
 			m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "Retry me"})
 			t.awaitStatus(m["id"].(string), "delivered")
 			Eventually(func() []store.WebhookDelivery { return deliveriesTo(t, refused.ID) }).WithTimeout(10 * time.Second).
-				Should(HaveEach(HaveField("Attempts", BeNumerically(">=", 1))))
+				Should(SatisfyAll(HaveLen(3), HaveEach(HaveField("Attempts", BeNumerically(">=", 1)))))
 			for _, d := range deliveriesTo(t, refused.ID) {
 				Expect(d.LastError).To(HaveValue(ContainSubstring("connection refused")))
 				Expect(d.NextAttemptAt).To(HaveValue(BeTemporally("~", d.UpdatedAt.Add(5*time.Second), time.Second)))

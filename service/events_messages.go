@@ -133,12 +133,17 @@ func (m *Messages) messageEvent(ctx context.Context, tx *store.Store, typ string
 
 // conversationEvent records conversation.created.
 func conversationEvent(ctx context.Context, tx *store.Store, cv *store.Conversation, c *store.Contact, n *store.PhoneNumber) error {
-	_, err := tx.InsertEvent(ctx, cv.ProjectID, cv.AccountID, EventConversationCreated, struct {
+	_, err := tx.InsertEvent(ctx, cv.ProjectID, cv.AccountID, EventConversationCreated, conversationCreatedData(cv, c, n))
+	return err
+}
+
+// conversationCreatedData is the data of conversation.created.
+func conversationCreatedData(cv *store.Conversation, c *store.Contact, n *store.PhoneNumber) any {
+	return struct {
 		ID          string           `json:"id"`
 		PhoneNumber eventPhoneNumber `json:"phone_number"`
 		Contact     eventContact     `json:"contact"`
-	}{cv.ID, numberOf(n), contactOf(c)})
-	return err
+	}{cv.ID, numberOf(n), contactOf(c)}
 }
 
 // contactEvent records contact.opted_out or contact.opted_in.

@@ -13,9 +13,9 @@ import (
 	"github.com/switchboard/switchboard/store"
 )
 
-// Magic destination numbers: a message to one of them fails with the failure reason beside it,
-// reported by a failed receipt after the configured latency. Every other number is delivered.
-// (Twilio's test numbers follow the same idea.)
+// MagicNumbers are destination numbers whose messages fail with the failure reason beside them,
+// reported by a failed receipt after the configured latency; every other number is delivered.
+// (Twilio's test numbers follow the same idea.) The README lists them.
 var MagicNumbers = map[string]string{
 	"+15005550001": carriers.FailureInvalidMobileNumber,
 	"+15005550002": carriers.FailureUnreachableCarrier,

@@ -1,0 +1,74 @@
+package twilio_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/riverqueue/river"
+
+	"github.com/switchboard/switchboard/carriers/carriertest"
+	"github.com/switchboard/switchboard/carriers/twilio"
+	"github.com/switchboard/switchboard/carriers/twilio/twiliotest"
+	"github.com/switchboard/switchboard/store"
+)
+
+// The Twilio adapter's suite: the carrier conformance specs and the adapter's own, against a fake
+// Twilio that checks every request's wire format, with a real store (SQLite, or PostgreSQL when
+// SWITCHBOARD_TEST_DATABASE_URL is set) and the adapter's job workers running.
+func TestTwilio(t *testing.T) {
+	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(15 * time.Second)
+	RunSpecs(t, "Twilio carrier Suite")
+}
+
+// publicURL is the installation's public URL in the suite.
+const publicURL = "https://switchboard.test"
+
+var (
+	st      *store.Store
+	reports *carriertest.Recorder
+	carrier *twilio.Carrier
+	fake    *twiliotest.Fake
+)
+
+var _ = BeforeSuite(func(ctx context.Context) {
+	var cleanup func()
+	var err error
+	st, cleanup, err = store.OpenTest(ctx, GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cleanup)
+	fake = twiliotest.New()
+	DeferCleanup(fake.Close)
+	reports = carriertest.NewRecorder()
+	carrier, err = twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: twiliotest.AuthToken, APIBase: fake.URL,
+		PublicURL: publicURL, Store: st, Reporter: reports, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	Expect(err).NotTo(HaveOccurred())
+	fake.Callbacks = carrier.Handler()
+	workers := river.NewWorkers()
+	carrier.Register(workers)
+	// The workers outlive BeforeSuite, whose context ends with it.
+	client, err := st.StartWorkers(context.WithoutCancel(ctx), store.WorkerConfig{Workers: workers, PollInterval: 50 * time.Millisecond})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx context.Context) { Expect(client.Stop(ctx)).To(Succeed()) })
+})
+
+// Every request the adapter sent in a spec kept to Twilio's wire format.
+var _ = AfterEach(func() {
+	Expect(fake.Violations()).To(BeEmpty())
+})
+
+var _ = carriertest.Run(func() *carriertest.Harness {
+	return &carriertest.Harness{
+		Carrier: carrier,
+		Reports: reports,
+		Inventory: carriertest.Inventory{
+			Country: "US", AreaCode: "415", TollFreePrefix: "833",
+			Unknown: "+14155551234", // outside the fake's 555-01XX block
+		},
+	}
+})
