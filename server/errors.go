@@ -103,7 +103,7 @@ func fromHTTPError(he *echo.HTTPError) *service.Error {
 	case http.StatusMethodNotAllowed:
 		return &service.Error{Type: "method_not_allowed", Message: "This route does not accept this method."}
 	case http.StatusRequestEntityTooLarge:
-		return &service.Error{Type: "request_too_large", Message: "The request body is larger than 1 MiB."}
+		return &service.Error{Type: "request_too_large", Message: "The request body is larger than this route accepts (1 MiB; 4 MiB to create a blast)."}
 	case http.StatusUnsupportedMediaType:
 		return &service.Error{Type: "unsupported_media_type", Message: "Request bodies must be application/json."}
 	case http.StatusBadRequest:

@@ -151,7 +151,6 @@ var _ = Describe("HTTP conventions", func() {
 			Entry("405", func(t *tenant) *response { return t.request(http.MethodPut, "/accounts", nil) }, http.StatusMethodNotAllowed),
 			Entry("413", func(t *tenant) *response { return t.post("/accounts", oversizedAccount()) }, http.StatusRequestEntityTooLarge),
 			Entry("422", func(t *tenant) *response { return t.post("/accounts", map[string]any{}) }, http.StatusUnprocessableEntity),
-			Entry("501", func(t *tenant) *response { return t.get("/blasts/" + store.NewID("bst")) }, http.StatusNotImplemented),
 		)
 
 		It("differs between requests", func() {

@@ -126,25 +126,8 @@ var _ = Describe("Operations", func() {
 		})
 	})
 
-	Describe("operations of later releases", func() {
-		DescribeTable("answer 501 not_implemented in the error envelope",
-			func(method, path string, body any) {
-				account := t.createAccount("Acme")
-				r := t.request(method, strings.ReplaceAll(path, "{account}", account), body)
-				Expect(r).To(HaveError(http.StatusNotImplemented, "not_implemented"))
-				Expect(r.Header.Get("X-Request-Id")).NotTo(BeEmpty())
-			},
-			Entry("create an audience", http.MethodPost, "/accounts/{account}/audiences", map[string]any{"name": "VIPs"}),
-			Entry("list audiences", http.MethodGet, "/accounts/{account}/audiences", nil),
-			Entry("retrieve an audience", http.MethodGet, "/audiences/"+store.NewID("aud"), nil),
-			Entry("add a contact to an audience", http.MethodPost, "/audiences/"+store.NewID("aud")+"/contacts", map[string]any{"id": store.NewID("ctc")}),
-			Entry("create a blast", http.MethodPost, "/accounts/{account}/blasts", map[string]any{"to": []string{"+14155550123"}, "body": "Sale"}),
-			Entry("retrieve a blast", http.MethodGet, "/blasts/"+store.NewID("bst"), nil),
-			Entry("start a verification", http.MethodPost, "/accounts/{account}/verifications", map[string]any{"phone_number": "+14155550123"}),
-			Entry("check a verification", http.MethodPost, "/verifications/"+store.NewID("vfn")+"/checks", map[string]any{"code": "123456"}),
-		)
-
-		It("still validate the request first", func() {
+	Describe("every operation", func() {
+		It("validates the request before its handler runs", func() {
 			account := t.createAccount("Acme")
 			Expect(t.post("/accounts/"+account+"/verifications", map[string]any{"phone_number": "4155550123"})).To(HaveFieldError("phone_number"))
 			Expect(t.get("/calls/call_nope")).To(HaveFieldError("id"))

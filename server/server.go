@@ -40,6 +40,11 @@ type Config struct {
 	IdempotencyTTL time.Duration
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
+	// CarrierRoutes are the carrier adapters' callback handlers by adapter name: the handler of
+	// "twilio" serves every method under /carriers/twilio/, seeing the full request path. They
+	// are public routes outside the contract; each handler authenticates its carrier itself.
+	// Defaults to none.
+	CarrierRoutes map[string]http.Handler
 }
 
 // Server is the HTTP API: an Echo instance with Switchboard's middleware and handlers.
@@ -49,6 +54,9 @@ type Server struct {
 	tokens         *service.Tokens
 	numbers        *service.Numbers
 	messages       *service.Messages
+	blasts         *service.Blasts
+	audiences      *service.Audiences
+	verifications  *service.Verifications
 	voice          *service.Voice
 	log            *slog.Logger
 	now            func() time.Time
@@ -70,7 +78,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	core := cfg.Core
 	s := &Server{
-		store: core.Store, tokens: core.Tokens, numbers: core.Numbers, messages: core.Messages, voice: core.Voice, log: cfg.Logger, now: cfg.Now,
+		store: core.Store, tokens: core.Tokens, numbers: core.Numbers, messages: core.Messages, voice: core.Voice,
+		blasts: core.Blasts, audiences: core.Audiences, verifications: core.Verifications, log: cfg.Logger, now: cfg.Now,
 		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL,
 		routes: map[string]string{}, public: map[string]bool{},
 	}
@@ -121,7 +130,7 @@ func New(cfg Config) (*Server, error) {
 			s.log.Error("panic", "request_id", requestID(c), "err", err, "stack", string(stack))
 			return err
 		}}),
-		middleware.BodyLimit("1MiB"),
+		bodyLimits(),
 		s.authenticate,
 		s.rateLimit,
 		echomw.OapiRequestValidatorWithOptions(spec, &echomw.Options{
@@ -147,6 +156,9 @@ func New(cfg Config) (*Server, error) {
 	// Signed file URLs: public, outside the contract (see serveFile).
 	e.GET("/files/:token", s.serveFile)
 	e.GET(strings.TrimSuffix(service.RecordingFilePath, "/")+"/:token", s.serveRecording)
+	for name, h := range cfg.CarrierRoutes {
+		e.Any("/carriers/"+name+"/*", echo.WrapHandler(h))
+	}
 	s.echo = e
 	return s, nil
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -144,8 +145,13 @@ func (b *Blasts) Create(ctx context.Context, p BlastParams) (*BlastView, error) 
 		if err := tx.InsertBlast(ctx, blast); err != nil {
 			return err
 		}
-		return tx.InsertJob(ctx, blastExpandArgs{BlastID: blast.ID, ProjectID: p.ProjectID},
-			&river.InsertOpts{Queue: BlastsQueue, ScheduledAt: sendAt})
+		opts := &river.InsertOpts{Queue: BlastsQueue}
+		if sendAt.After(now) {
+			// Only a future send_at: a scheduled job waits for River's scheduler to make it
+			// available, an immediate one is taken at once.
+			opts.ScheduledAt = sendAt
+		}
+		return tx.InsertJob(ctx, blastExpandArgs{BlastID: blast.ID, ProjectID: p.ProjectID}, opts)
 	})
 	if err != nil {
 		return nil, err
@@ -193,6 +199,8 @@ func (b *Blasts) classify(p BlastParams) (targets store.StringList, contacts, au
 			add(&contacts, t)
 		case strings.HasPrefix(t, store.PrefixAudience+"_"):
 			add(&audiences, t)
+		case isNANP(t):
+			add(&numbers, t) // already canonical: spares 100,000 full parses in one request
 		default:
 			n, err := NormalizeE164(t)
 			if err != nil {
@@ -213,6 +221,20 @@ func (b *Blasts) classify(p BlastParams) (targets store.StringList, contacts, au
 	targets = make(store.StringList, 0, len(numbers)+len(contacts)+len(audiences))
 	targets = append(append(append(targets, numbers...), contacts...), audiences...)
 	return targets, contacts, audiences, nil
+}
+
+// isNANP reports whether s is +1 and ten digits, which NormalizeE164 leaves as it is (every such
+// number is a possible North American number and its own E.164 form).
+func isNANP(s string) bool {
+	if len(s) != 12 || s[0] != '+' || s[1] != '1' {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Get returns a project's blast with its progress.
@@ -253,8 +275,16 @@ func (b *Blasts) List(ctx context.Context, projectID, accountID string, p store.
 // blast already sent or canceled is a conflict.
 func (b *Blasts) Cancel(ctx context.Context, projectID, id string) (*BlastView, error) {
 	err := b.m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		if _, err := tx.GetBlast(ctx, projectID, id); err != nil {
+		bl, err := tx.GetBlast(ctx, projectID, id)
+		if err != nil {
 			return err
+		}
+		prog, err := tx.BlastProgressOf(ctx, []string{id})
+		if err != nil {
+			return err
+		}
+		if b.view(*bl, prog[id]).Status == store.BlastSent {
+			return Errorf(TypeConflict, "the blast is sent already")
 		}
 		ok, err := tx.CancelBlast(ctx, projectID, id, b.m.now())
 		if err != nil {
@@ -273,7 +303,10 @@ func (b *Blasts) Cancel(ctx context.Context, projectID, id string) (*BlastView, 
 
 func (b *Blasts) view(bl store.Blast, p store.BlastProgress) *BlastView {
 	v := &BlastView{Blast: bl, BlastProgress: p, Status: bl.Status}
-	if bl.Status == store.BlastSending && bl.FannedOut >= bl.Recipients && p.Queued == 0 {
+	switch {
+	case bl.Status == store.BlastScheduled && !bl.SendAt.After(b.m.now()):
+		v.Status = store.BlastSending // due: its expansion job is starting it
+	case bl.Status == store.BlastSending && bl.FannedOut >= bl.Recipients && p.Queued == 0:
 		v.Status = store.BlastSent
 	}
 	return v
@@ -528,4 +561,12 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 		return err
 	}
 	return tx.InsertJobs(ctx, jobs)
+}
+
+func jsonString(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("service: encode event data: %w", err)
+	}
+	return string(b), nil
 }

@@ -27,7 +27,8 @@ type CoreConfig struct {
 	PublicURL string
 	// Pacing is each sender number's throughput by type (see Pacing for the defaults).
 	Pacing Pacing
-	// AttachmentClient fetches message attachments. Defaults to a client with a 10 s timeout.
+	// AttachmentClient fetches message attachments. Defaults to the webhook client's SSRF guard
+	// (private targets refused unless WebhookAllowPrivate), a 10 s timeout, redirects followed.
 	AttachmentClient *http.Client
 	// JobRescueAfter is how long a job may run before another instance takes it over, as after
 	// a crash. Defaults to 5 minutes.
@@ -41,6 +42,9 @@ type CoreConfig struct {
 	// WebhookClient, when set, sends webhook deliveries instead of the guarded default client
 	// (see NewWebhookClient); WebhookAllowPrivate and WebhookTimeout then do not apply to it.
 	WebhookClient *http.Client
+	// VerificationSender is the number verification codes are sent from (E.164, held by the
+	// installation). Defaults to the shared demo number.
+	VerificationSender string
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -55,8 +59,12 @@ type Core struct {
 	Carriers *Carriers
 	Numbers  *Numbers
 	Messages *Messages
-	Voice    *Voice
-	Webhooks *Webhooks
+	// Blasts, Audiences and Verifications are built on Messages and the carriers.
+	Blasts        *Blasts
+	Audiences     *Audiences
+	Verifications *Verifications
+	Voice         *Voice
+	Webhooks      *Webhooks
 	// Workers are the job handlers of every service and carrier.
 	Workers *river.Workers
 
@@ -103,10 +111,20 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		return nil, err
 	}
 	if c.Messages, err = NewMessages(MessagesConfig{Store: cfg.Store, Carriers: c.Carriers, PublicURL: cfg.PublicURL,
-		Pacing: cfg.Pacing, HTTPClient: cfg.AttachmentClient, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+		Pacing: cfg.Pacing, HTTPClient: attachmentClient(cfg), Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
 	c.Reports.messages = c.Messages
+	if c.Blasts, err = NewBlasts(c.Messages); err != nil {
+		return nil, err
+	}
+	if c.Audiences, err = NewAudiences(cfg.Store); err != nil {
+		return nil, err
+	}
+	if c.Verifications, err = NewVerifications(VerificationsConfig{Store: cfg.Store, Carriers: c.Carriers,
+		Sender: cfg.VerificationSender, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+		return nil, err
+	}
 	if c.Voice, err = NewVoice(VoiceConfig{Store: cfg.Store, Carriers: c.Carriers, PublicURL: cfg.PublicURL, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
@@ -115,7 +133,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Timeout: cfg.WebhookTimeout, Client: cfg.WebhookClient, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
-	for _, r := range []any{c.Numbers, c.Messages, c.Webhooks} {
+	for _, r := range []any{c.Numbers, c.Messages, c.Blasts, c.Verifications, c.Webhooks} {
 		r.(workerRegistrar).Register(c.Workers)
 	}
 	for _, a := range adapters {
@@ -132,7 +150,20 @@ func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error)
 	// housekeeping; idle workers poll every 25 ms so a queued message waits little for a worker.
 	return c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping(),
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 50}, MessagesQueue: {MaxWorkers: 50},
+			// Blast fan-out batches are large transactions: a few at a time keep the pool for dispatch.
+			BlastsQueue: {MaxWorkers: 4},
 			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers.
 			store.QueueWebhookFanout: {MaxWorkers: 20}, WebhooksQueue: {MaxWorkers: 100}},
 		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter})
+}
+
+// attachmentClient is the configured attachment client, or one with the webhooks' guard against
+// private targets that follows a CDN's redirects (every connection, redirected or not, is guarded).
+func attachmentClient(cfg CoreConfig) *http.Client {
+	if cfg.AttachmentClient != nil {
+		return cfg.AttachmentClient
+	}
+	c := NewWebhookClient(cfg.WebhookAllowPrivate, AttachmentFetchTimeout)
+	c.CheckRedirect = nil
+	return c
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -57,7 +58,7 @@ type BlastProgress struct {
 type StringList []string
 
 // Value encodes the list as JSON; nil is stored as [].
-func (l StringList) Value() (any, error) {
+func (l StringList) Value() (driver.Value, error) {
 	if l == nil {
 		return "[]", nil
 	}

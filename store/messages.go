@@ -130,15 +130,16 @@ func (s *Store) GetMessage(ctx context.Context, projectID, id string) (*MessageV
 	return &views[0], nil
 }
 
-// ListMessages returns one page of an account's messages, of one conversation when
-// conversationID is not empty.
+// ListMessages returns one page of an account's messages, of one conversation's thread (without
+// blast messages) when conversationID is not empty.
 func (s *Store) ListMessages(ctx context.Context, projectID, accountID, conversationID string, p Page) ([]MessageView, Cursors, error) {
 	if _, err := s.GetAccount(ctx, projectID, accountID); err != nil {
 		return nil, Cursors{}, err
 	}
 	q := s.q(ctx).Model(&Message{}).Where("account_id = ?", accountID)
 	if conversationID != "" {
-		q = q.Where("conversation_id = ?", conversationID)
+		// A conversation's thread leaves out blast messages: they are not threaded into it.
+		q = q.Where("conversation_id = ? AND blast_id IS NULL", conversationID)
 	}
 	rows, cur, err := paginate(q, p, func(m *Message) string { return m.ID })
 	if err != nil {

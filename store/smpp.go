@@ -78,13 +78,12 @@ func (s *Store) BeginSMPPSubmission(ctx context.Context, sub SMPPSubmission) (*S
 			return res.Error
 		}
 		if res.RowsAffected == 1 {
-			rows := make([]SMPPPart, sub.Parts)
-			for i := range rows {
-				rows[i] = SMPPPart{Reference: sub.Reference, Part: i + 1, Status: SMPPPartPending}
+			parts = make([]SMPPPart, sub.Parts)
+			for i := range parts {
+				parts[i] = SMPPPart{Reference: sub.Reference, Part: i + 1, Status: SMPPPartPending}
 			}
-			if err := tx.Create(&rows).Error; err != nil {
-				return err
-			}
+			stored = sub
+			return tx.Create(&parts).Error
 		}
 		if err := tx.Where("reference = ?", sub.Reference).Take(&stored).Error; err != nil {
 			return err

@@ -15,6 +15,9 @@ import (
 // portInPrefix is the toll-free prefix Switchboard only takes by port-in, whatever Twilio sells.
 const portInPrefix = "800"
 
+// tollFreePrefixes are the toll-free prefixes whose numbers can be bought.
+var tollFreePrefixes = []string{"833", "844", "855", "866", "877", "888"}
+
 // tollFree matches the toll-free numbers that can be bought: 833 to 888, never 800.
 var tollFree = regexp.MustCompile(`^\+18(33|44|55|66|77|88)\d{7}$`)
 
@@ -36,7 +39,7 @@ type availableNumber struct {
 
 // SearchNumbers lists numbers Twilio offers: GET
 // /Accounts/{AccountSid}/AvailablePhoneNumbers/{Country}/Local.json (or TollFree.json) with
-// AreaCode and PageSize. Toll-free numbers outside 833-888 are left out.
+// AreaCode and PageSize. Toll-free numbers outside 833 to 888 are left out.
 func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]carriers.AvailableNumber, error) {
 	if q.AreaCode == portInPrefix {
 		return nil, carriers.ErrPortInOnly
@@ -53,30 +56,41 @@ func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	query := url.Values{"PageSize": {strconv.Itoa(min(limit, 1000))}}
-	if q.AreaCode != "" {
-		query.Set("AreaCode", q.AreaCode)
-	}
-	var res struct {
-		Numbers []availableNumber `json:"available_phone_numbers"`
+	// A toll-free search without a prefix asks for each prefix that can be bought in turn, so
+	// that the 800 numbers Twilio also sells do not crowd them out of the answer.
+	areaCodes := []string{q.AreaCode}
+	if q.Type == "toll_free" && q.AreaCode == "" {
+		areaCodes = tollFreePrefixes
 	}
 	path := c.client.accountPath("/AvailablePhoneNumbers/" + url.PathEscape(country) + "/" + kind + ".json")
-	if err := c.client.do(ctx, http.MethodGet, path, query, nil, &res); err != nil {
-		var apiErr *apiError
-		if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
-			return []carriers.AvailableNumber{}, nil // a country Twilio has no numbers in
-		}
-		return nil, err
-	}
 	out := []carriers.AvailableNumber{}
-	for _, n := range res.Numbers {
+	for _, ac := range areaCodes {
+		query := url.Values{"PageSize": {strconv.Itoa(min(limit-len(out), 1000))}}
+		if ac != "" {
+			query.Set("AreaCode", ac)
+		}
+		var res struct {
+			Numbers []availableNumber `json:"available_phone_numbers"`
+		}
+		if err := c.client.do(ctx, http.MethodGet, path, query, nil, &res); err != nil {
+			var apiErr *apiError
+			if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
+				return []carriers.AvailableNumber{}, nil // a country Twilio has no numbers in
+			}
+			return nil, err
+		}
+		for _, n := range res.Numbers {
+			if len(out) == limit {
+				return out, nil
+			}
+			if q.Type == "toll_free" && !tollFree.MatchString(n.PhoneNumber) {
+				continue
+			}
+			out = append(out, carriers.AvailableNumber{Number: n.PhoneNumber, Country: country, Type: q.Type})
+		}
 		if len(out) == limit {
 			break
 		}
-		if q.Type == "toll_free" && !tollFree.MatchString(n.PhoneNumber) {
-			continue
-		}
-		out = append(out, carriers.AvailableNumber{Number: n.PhoneNumber, Country: country, Type: q.Type})
 	}
 	return out, nil
 }

@@ -40,6 +40,11 @@ var scenarios = map[string]Scenario{
 		Duration: 20 * time.Second,
 		Run:      runWebhooks,
 	},
+	"smpp": {
+		Doc:      "single-part messages submitted through the SMPP adapter (window 10) to a fake SMSC on loopback: submissions/s and receipts/s",
+		Duration: 10 * time.Second,
+		Run:      runSMPP,
+	},
 }
 
 func scenarioNames() []string {

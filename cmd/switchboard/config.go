@@ -58,6 +58,10 @@ type Config struct {
 	// WebhookAllowPrivate lets webhook endpoints resolve to private, loopback and link-local
 	// addresses. Defaults to false (`make run` sets it for local development).
 	WebhookAllowPrivate bool
+	// Twilio configures the Twilio adapter (see carrier_twilio.go); required when Carrier is twilio.
+	Twilio TwilioConfig
+	// SMPP configures the SMPP adapter (see carrier_smpp.go); required when Carrier is smpp.
+	SMPP SMPPConfig
 }
 
 func env(name, def string) string {
@@ -85,6 +89,8 @@ func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
 	fs.StringVar(&rateLimit, "rate-limit", env("RATE_LIMIT", "100"), "requests per second per API key; 0 disables (SWITCHBOARD_RATE_LIMIT)")
 	fs.StringVar(&rateBurst, "rate-burst", env("RATE_BURST", "200"), "burst per API key (SWITCHBOARD_RATE_BURST)")
 	fs.StringVar(&c.Carrier, "carrier", env("CARRIER", "sim"), "default carrier adapter: sim, twilio or smpp (SWITCHBOARD_CARRIER)")
+	bindTwilio(fs, &c.Twilio)
+	bindSMPP(fs, &c.SMPP)
 	var reviewDelay string
 	fs.StringVar(&reviewDelay, "sim-review-delay", env("SIM_REVIEW_DELAY", "2s"), "simulated campaign review time (SWITCHBOARD_SIM_REVIEW_DELAY)")
 	var simLatency, rescueAfter, webhookPrivate string
@@ -134,6 +140,16 @@ func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
 		case "sim", "twilio", "smpp":
 		default:
 			return fmt.Errorf("SWITCHBOARD_CARRIER / --carrier: %q is not sim, twilio or smpp", c.Carrier)
+		}
+		if c.Carrier == "twilio" {
+			if err := c.Twilio.Validate(); err != nil {
+				return err
+			}
+		}
+		if c.Carrier == "smpp" {
+			if err := c.SMPP.Validate(); err != nil {
+				return err
+			}
 		}
 		if c.DatabaseURL == "" {
 			c.DatabaseURL = filepath.Join(c.DataDir, "switchboard.db")

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -324,10 +325,12 @@ func serve(ctx context.Context, cfg *Config, devKey bool, o *output, stderr io.W
 				return fmt.Errorf("%d migrations are pending: run 'switchboard migrate' or set SWITCHBOARD_AUTO_MIGRATE=true", n)
 			}
 		}
-		core, err := newCore(cfg, st, log)
+		core, carrierRoutes, err := buildCore(cfg, st, log)
 		if err != nil {
 			return err
 		}
+		// Deferred before the workers' stop, so it runs after it: the bind outlives the dispatch.
+		defer startCarriers(core)()
 		workers, err := core.StartWorkers(ctx)
 		if err != nil {
 			return err
@@ -344,7 +347,8 @@ func serve(ctx context.Context, cfg *Config, devKey bool, o *output, stderr io.W
 		if rateLimit == 0 {
 			rateLimit = -1
 		}
-		api, err := server.New(server.Config{Core: core, Logger: log, RateLimit: rateLimit, RateBurst: cfg.RateBurst})
+		api, err := server.New(server.Config{Core: core, Logger: log, RateLimit: rateLimit, RateBurst: cfg.RateBurst,
+			CarrierRoutes: carrierRoutes})
 		if err != nil {
 			return err
 		}
@@ -381,22 +385,62 @@ func serve(ctx context.Context, cfg *Config, devKey bool, o *output, stderr io.W
 // newCore assembles the domain over st with the configured carriers. Operator commands that act
 // on the domain (sim, webhooks) use it too, so they behave exactly as the server would.
 func newCore(cfg *Config, st *store.Store, log *slog.Logger) (*service.Core, error) {
-	return service.NewCore(service.CoreConfig{
+	core, _, err := buildCore(cfg, st, log)
+	return core, err
+}
+
+// callbackCarrier is an adapter that receives its carrier's callbacks over HTTP.
+type callbackCarrier interface {
+	carriers.Carrier
+	Handler() http.Handler
+}
+
+// buildCore is newCore that also returns the adapters' callback handlers by adapter name, for
+// the server to mount under /carriers/{name}/.
+func buildCore(cfg *Config, st *store.Store, log *slog.Logger) (*service.Core, map[string]http.Handler, error) {
+	routes := map[string]http.Handler{}
+	core, err := service.NewCore(service.CoreConfig{
 		Store: st, PublicURL: cfg.PublicURL, Logger: log, Pacing: cfg.Pacing, JobRescueAfter: cfg.JobRescueAfter,
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+			var adapters []carriers.Carrier
 			switch cfg.Carrier {
 			case "sim":
-				latency := cfg.SimLatency
-				if latency == 0 {
-					latency = -1 // at once, in sim.Config's terms
+				c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
+				if err != nil {
+					return nil, err
 				}
-				c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: latency, Logger: log})
-				return []carriers.Carrier{c}, err
+				adapters = []carriers.Carrier{c}
+			case "twilio":
+				var err error
+				if adapters, err = twilioCarriers(cfg, st, r, log); err != nil {
+					return nil, err
+				}
+			case "smpp":
+				var err error
+				if adapters, err = smppCarriers(cfg, st, r, log); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, fmt.Errorf("SWITCHBOARD_CARRIER=%s: no such carrier adapter; use sim, twilio or smpp", cfg.Carrier)
 			}
-			return nil, fmt.Errorf("SWITCHBOARD_CARRIER=%s: this carrier adapter is not built yet; use sim", cfg.Carrier)
+			for _, a := range adapters {
+				if cb, ok := a.(callbackCarrier); ok {
+					routes[a.Name()] = cb.Handler()
+				}
+			}
+			return adapters, nil
 		},
 	})
+	return core, routes, err
+}
+
+// simLatency is the simulated receipt latency in sim.Config's terms (negative: at once).
+func simLatency(cfg *Config) time.Duration {
+	if cfg.SimLatency == 0 {
+		return -1
+	}
+	return cfg.SimLatency
 }
 
 // localKey finds or creates the project named "local" and mints a live key for it.

@@ -91,13 +91,25 @@ func (f *Fake) Close() { f.srv.Close() }
 func (f *Fake) FailTo(number string, code int) { f.mu.Lock(); f.failures[number] = code; f.mu.Unlock() }
 
 // RefuseTo makes the API refuse messages to number with 400 and an error code (21211, 21610, …).
-func (f *Fake) RefuseTo(number string, code int) { f.mu.Lock(); f.refusals[number] = code; f.mu.Unlock() }
+func (f *Fake) RefuseTo(number string, code int) {
+	f.mu.Lock()
+	f.refusals[number] = code
+	f.mu.Unlock()
+}
 
 // Violations lists the requests that broke Twilio's wire format.
-func (f *Fake) Violations() []string { f.mu.Lock(); defer f.mu.Unlock(); return slices.Clone(f.violations) }
+func (f *Fake) Violations() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.violations)
+}
 
 // Messages lists the messages the fake accepted, oldest first.
-func (f *Fake) Messages() []Message { f.mu.Lock(); defer f.mu.Unlock(); return slices.Clone(f.messages) }
+func (f *Fake) Messages() []Message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.messages)
+}
 
 // MessagesTo lists the messages accepted to one handset.
 func (f *Fake) MessagesTo(to string) []Message {
@@ -122,7 +134,11 @@ func (f *Fake) Owned(number string) *IncomingNumber {
 }
 
 // Callbacks lists the callbacks sent so far.
-func (f *Fake) SentCallbacks() []Callback { f.mu.Lock(); defer f.mu.Unlock(); return slices.Clone(f.callbacks) }
+func (f *Fake) SentCallbacks() []Callback {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.callbacks)
+}
 
 func (f *Fake) violate(format string, args ...any) {
 	f.mu.Lock()
@@ -266,7 +282,9 @@ func with(v url.Values, pairs ...string) url.Values {
 var tollFreePrefixes = []string{"800", "833", "844", "855", "866", "877", "888"}
 
 // inInventory reports whether the fake can sell number.
-func inInventory(number string) bool { return regexp.MustCompile(`^\+1[2-9]\d{2}55501\d{2}$`).MatchString(number) }
+func inInventory(number string) bool {
+	return regexp.MustCompile(`^\+1[2-9]\d{2}55501\d{2}$`).MatchString(number)
+}
 
 func (f *Fake) available(w http.ResponseWriter, r *http.Request, country, kind string) {
 	q := r.URL.Query()

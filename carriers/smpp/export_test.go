@@ -1,0 +1,4 @@
+package smpp
+
+// IDForms exposes idForms to the specs.
+var IDForms = idForms

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"log/slog"
+	"os"
+
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/sim"
+	"github.com/switchboard/switchboard/carriers/twilio"
+	"github.com/switchboard/switchboard/store"
+)
+
+// TwilioConfig is the Twilio adapter's part of the configuration.
+type TwilioConfig struct {
+	// AccountSID is the account's AC… sid (SWITCHBOARD_TWILIO_ACCOUNT_SID).
+	AccountSID string
+	// AuthToken is the account's auth token (SWITCHBOARD_TWILIO_AUTH_TOKEN). It is read from the
+	// environment only, never a flag, so that it shows neither in the process list nor in -h
+	// output, and it is never logged.
+	AuthToken string
+	// APIBase is Twilio's REST API (SWITCHBOARD_TWILIO_API_BASE). Defaults to
+	// https://api.twilio.com.
+	APIBase string
+}
+
+// bindTwilio registers the Twilio flags on fs and reads the auth token from the environment.
+func bindTwilio(fs *flag.FlagSet, t *TwilioConfig) {
+	fs.StringVar(&t.AccountSID, "twilio-account-sid", env("TWILIO_ACCOUNT_SID", ""), "Twilio account SID, AC… (SWITCHBOARD_TWILIO_ACCOUNT_SID)")
+	fs.StringVar(&t.APIBase, "twilio-api-base", env("TWILIO_API_BASE", twilio.DefaultAPIBase), "Twilio REST API base URL (SWITCHBOARD_TWILIO_API_BASE)")
+	t.AuthToken = os.Getenv("SWITCHBOARD_TWILIO_AUTH_TOKEN")
+}
+
+// Validate names the Twilio setting that is missing or malformed (never showing the token).
+func (t TwilioConfig) Validate() error {
+	// Each setting is checked alone, the others standing in with valid values.
+	const sid, token, public = "AC00000000000000000000000000000000", "token", "https://public.invalid"
+	checks := []struct {
+		setting string
+		cfg     twilio.Config
+	}{
+		{"SWITCHBOARD_TWILIO_ACCOUNT_SID / --twilio-account-sid", twilio.Config{AccountSID: t.AccountSID, AuthToken: token, PublicURL: public}},
+		{"SWITCHBOARD_TWILIO_AUTH_TOKEN", twilio.Config{AccountSID: sid, AuthToken: t.AuthToken, PublicURL: public}},
+		{"SWITCHBOARD_TWILIO_API_BASE / --twilio-api-base", twilio.Config{AccountSID: sid, AuthToken: token, APIBase: t.APIBase, PublicURL: public}},
+	}
+	for _, c := range checks {
+		if err := c.cfg.Validate(); err != nil {
+			return errors.New(c.setting + ": " + err.Error())
+		}
+	}
+	return nil
+}
+
+// twilioCarriers builds the adapters of SWITCHBOARD_CARRIER=twilio: Twilio, the default, then
+// the simulated carrier, so that numbers the installation took while it ran on the simulator
+// (phone_numbers.carrier = sim) keep working after the switch.
+func twilioCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.Logger) ([]carriers.Carrier, error) {
+	tw, err := twilio.New(twilio.Config{AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken,
+		APIBase: cfg.Twilio.APIBase, PublicURL: cfg.PublicURL, Store: st, Reporter: r, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	s, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return []carriers.Carrier{tw, s}, nil
+}

@@ -1,0 +1,137 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/twilio"
+	"github.com/switchboard/switchboard/carriers/twilio/twiliotest"
+	"github.com/switchboard/switchboard/server"
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+// The messaging core's send, receive and opt-out paths with Twilio as the carrier: the API
+// stack, a core whose default carrier is the Twilio adapter pointed at a fake Twilio, and the
+// fake posting signed callbacks to the server's /carriers/twilio/… routes. It has a database of
+// its own, so that its job workers and the suite's never take each other's jobs.
+var _ = Describe("Twilio end to end", Ordered, func() {
+	var (
+		tst     *store.Store
+		fake    *twiliotest.Fake
+		t       *tenant
+		account string
+		number  string
+	)
+	inboundURL := "https://switchboard.test" + twilio.CallbackPath + "/messages/inbound"
+
+	BeforeAll(func(ctx context.Context) {
+		var cleanup func()
+		var err error
+		tst, cleanup, err = store.OpenTest(ctx, GinkgoT().TempDir())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(cleanup)
+		fake = twiliotest.New()
+		DeferCleanup(fake.Close)
+		var tw *twilio.Carrier
+		tcore, err := service.NewCore(service.CoreConfig{
+			Store: tst, PublicURL: "https://switchboard.test", Logger: testLogger(),
+			Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+				var err error
+				tw, err = twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: twiliotest.AuthToken,
+					APIBase: fake.URL, PublicURL: "https://switchboard.test", Store: tst, Reporter: r, Logger: testLogger()})
+				return []carriers.Carrier{tw}, err
+			},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		workers, err := tcore.StartWorkers(context.WithoutCancel(ctx))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func(ctx context.Context) { Expect(workers.Stop(ctx)).To(Succeed()) })
+		tapi, err := server.New(server.Config{Core: tcore, Logger: testLogger(), RateLimit: -1,
+			CarrierRoutes: map[string]http.Handler{twilio.Name: tw.Handler()}})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func(ctx context.Context) { Expect(tapi.Close(ctx)).To(Succeed()) })
+		fake.Callbacks = tapi
+
+		p, err := tst.CreateProject(ctx, "twilio end to end")
+		Expect(err).NotTo(HaveOccurred())
+		k, secret, err := tst.CreateAPIKey(ctx, p.ID, false)
+		Expect(err).NotTo(HaveOccurred())
+		t = &tenant{ProjectID: p.ID, KeyID: k.ID, Key: secret, api: tapi}
+		account = t.createAccount("Acme Dental")
+
+		// The number is bought through the API from Twilio; its 10DLC campaign was registered
+		// at Twilio (the adapter registers none), so the spec records it as active.
+		bought := t.buyNumber(account, map[string]any{"area_code": "415"})
+		number = bought["number"].(string)
+		Expect(fake.Owned(number)).To(HaveValue(HaveField("SmsURL", inboundURL)))
+		now := time.Now().UTC()
+		cid := store.NewID(store.PrefixCampaign)
+		db := tst.DB().WithContext(ctx)
+		Expect(db.Exec(`INSERT INTO campaigns (id, project_id, account_id, carrier, status, params, created_at, updated_at)
+			VALUES (?, ?, ?, 'twilio', ?, '{}', ?, ?)`, cid, p.ID, account, store.CampaignActive, now, now).Error).To(Succeed())
+		Expect(db.Exec(`UPDATE phone_numbers SET campaign_id = ?, attachment_status = ? WHERE id = ?`,
+			cid, store.AttachmentDone, bought["id"]).Error).To(Succeed())
+	})
+
+	AfterEach(func() { Expect(fake.Violations()).To(BeEmpty()) })
+
+	It("records the bought number as Twilio's", func() {
+		var carrier string
+		Expect(tst.DB().Raw(`SELECT carrier FROM phone_numbers WHERE number = ?`, number).Scan(&carrier).Error).To(Succeed())
+		Expect(carrier).To(Equal(twilio.Name))
+	})
+
+	It("sends a message through Twilio, which reports it delivered with a signed status callback", func() {
+		handset := newHandset()
+		m := t.send(account, map[string]any{"from": number, "to": handset, "body": "Your appointment is tomorrow at 10am."})
+		t.awaitStatus(m["id"].(string), "delivered")
+		sent := fake.MessagesTo(handset)
+		Expect(sent).To(HaveLen(1))
+		Expect(sent[0]).To(SatisfyAll(HaveField("From", number), HaveField("Body", "Your appointment is tomorrow at 10am."),
+			HaveField("StatusCallback", "https://switchboard.test/carriers/twilio/messages/status?reference="+m["id"].(string))))
+	})
+
+	It("fails a message Twilio reports undelivered, with the mapped failure reason", func() {
+		handset := newHandset()
+		fake.FailTo(handset, 30007)
+		m := t.send(account, map[string]any{"from": number, "to": handset, "body": "Big sale today!"})
+		Expect(t.awaitStatus(m["id"].(string), "failed")["failure_reason"]).To(Equal(carriers.FailureCarrierFiltered))
+	})
+
+	It("stores a message Twilio posts to the inbound route as received", func(ctx SpecContext) {
+		handset := newHandset()
+		cb := fake.Inbound(inboundURL, handset, number, "Can I move my appointment?")
+		Expect(cb.Status).To(Equal(http.StatusOK))
+		var status string
+		Expect(tst.DB().WithContext(ctx).Raw(`SELECT status FROM messages WHERE carrier = 'twilio' AND carrier_id = ?`,
+			cb.Params.Get("MessageSid")).Scan(&status).Error).To(Succeed())
+		Expect(status).To(Equal("received"))
+		Expect(fake.Inbound(inboundURL, handset, number, "Can I move my appointment?").Status).To(Equal(http.StatusOK))
+	})
+
+	It("opts a contact out on STOP through Twilio and confirms through Twilio", func(ctx SpecContext) {
+		handset := newHandset()
+		Expect(fake.Inbound(inboundURL, handset, number, "STOP").Status).To(Equal(http.StatusOK))
+		var optedOut bool
+		Expect(tst.DB().WithContext(ctx).Raw(`SELECT opted_out FROM contacts WHERE project_id = ? AND phone_number = ?`,
+			t.ProjectID, handset).Scan(&optedOut).Error).To(Succeed())
+		Expect(optedOut).To(BeTrue())
+		Eventually(func() []twiliotest.Message { return fake.MessagesTo(handset) }).WithTimeout(20 * time.Second).
+			Should(ConsistOf(HaveField("Body", ContainSubstring("unsubscribed"))))
+		r := t.post("/accounts/"+account+"/messages", map[string]any{"from": number, "to": handset, "body": "Still there?"})
+		Expect(r.Status).NotTo(Equal(http.StatusCreated), r.String())
+	})
+
+	It("refuses an unsigned or wrongly signed callback with 403 through the server", func() {
+		params := url.Values{"MessageSid": {"SM1"}, "From": {newHandset()}, "To": {number}, "Body": {"STOP"}}
+		Expect(fake.PostSigned(inboundURL, params, "").Status).To(Equal(http.StatusForbidden))
+		Expect(fake.PostSigned(inboundURL, params, twilio.Signature("not-the-token", inboundURL, params)).Status).To(Equal(http.StatusForbidden))
+	})
+})
