@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -26,14 +27,13 @@ func shorten(t *tenant, acct, messageID, body string) string {
 	return out
 }
 
-// shortenedLink sends a real message and records a shortened link of url for it, returning the
-// link's code. (The send path calls ShortenLinks when settings.link_shortening is set; this
-// records the link for an already stored message, which FollowLink cannot tell apart.)
+// shortenedLink sends a real message with settings.link_shortening and returns the code of the
+// short link that replaced url in its body.
 func (t *tenant) shortenedLink(acct, from, url string) string {
-	m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "See " + url, "metadata": map[string]any{"campaign": "spring"}})
-	body := shorten(t, acct, m["id"].(string), "See "+url)
-	match := shortLink.FindStringSubmatch(body)
-	ExpectWithOffset(1, match).To(HaveLen(2), body)
+	m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "See " + url,
+		"metadata": map[string]any{"campaign": "spring"}, "settings": map[string]any{"link_shortening": true}})
+	match := shortLink.FindStringSubmatch(m["body"].(string))
+	ExpectWithOffset(1, match).To(HaveLen(2), "body: %v", m["body"])
 	return match[1]
 }
 
@@ -76,6 +76,21 @@ var _ = Describe("Link shortening", func() {
 			HaveKeyWithValue("message", map[string]any{"id": msg["id"], "blast_id": nil, "conversation_id": msg["conversation"].(map[string]any)["id"],
 				"metadata": map[string]any{"campaign": "spring"}}),
 		))
+	})
+
+	It("shortens the links of a send with settings.link_shortening, counts segments on the short body, and hands the short body to the carrier", func() {
+		long := "https://acme.example/" + strings.Repeat("x", 150)
+		to := newHandset()
+		m := t.send(acct, map[string]any{"to": to, "from": from, "body": "Book: " + long,
+			"settings": map[string]any{"link_shortening": true}})
+		Expect(m["body"]).To(MatchRegexp(`^Book: https://switchboard\.test/l/[A-Za-z0-9_-]{12}$`))
+		Expect(m["segments"]).To(BeEquivalentTo(1), "the long URL alone would need two segments")
+		t.awaitStatus(m["id"].(string), "delivered")
+		Expect(outbox(to)).To(ContainElement(HaveField("Body", m["body"])))
+
+		plain := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "Book: " + long})
+		Expect(plain["body"]).To(Equal("Book: " + long), "no shortening unless asked")
+		Expect(plain["segments"]).To(BeEquivalentTo(2))
 	})
 
 	It("answers 404 in the error envelope for an unknown code, 422 for a malformed one", func() {

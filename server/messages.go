@@ -13,7 +13,8 @@ func (s *Server) SendMessage(ctx context.Context, req gen.SendMessageRequestObje
 	b := req.Body
 	p := principal(ctx)
 	params := service.SendParams{ProjectID: p.ProjectID, AccountID: req.AccountId, Demo: p.Demo,
-		To: b.To, From: b.From, Body: b.Body, Metadata: metadataIn(b.Metadata), SendAt: b.SendAt}
+		To: b.To, From: b.From, Body: b.Body, Metadata: metadataIn(b.Metadata), SendAt: b.SendAt,
+		ShortenLinks: b.Settings != nil && b.Settings.LinkShortening != nil && *b.Settings.LinkShortening}
 	if c := b.Conversation; c != nil {
 		params.Conversation = &service.ConversationParams{PhoneNumber: c.PhoneNumber, Contact: service.ContactParams{
 			PhoneNumber: c.Contact.PhoneNumber, Email: (*string)(c.Contact.Email), FirstName: c.Contact.FirstName,

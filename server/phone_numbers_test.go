@@ -308,12 +308,12 @@ var _ = Describe("Phone numbers", func() {
 			Expect(r.JSON()).To(Equal(n))
 		})
 
-		It("has one shared demo number, which no project owns", func() {
+		It("has one shared demo number, which no project owns, provided by the simulated carrier", func() {
 			demo, err := st.HeldNumber(context.Background(), "+18335550000")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(*demo).To(MatchFields(IgnoreExtras, Fields{
 				"ID": Equal(demoNumberID), "ProjectID": BeEmpty(), "AccountID": BeNil(), "Type": Equal(store.NumberDemo),
-				"Carrier": BeEmpty(), "CreatedAt": Not(BeZero()),
+				"Carrier": Equal(sim.Name), "CreatedAt": Not(BeZero()),
 			}))
 		})
 

@@ -163,6 +163,9 @@ type SendParams struct {
 	Attachments []string
 	Metadata    map[string]string
 	SendAt      *time.Time
+	// ShortenLinks replaces each URL of the body by a tracked short link (settings.link_shortening);
+	// segments are counted on the shortened body.
+	ShortenLinks bool
 }
 
 // ConversationParams selects (or creates) the conversation of a send.
@@ -234,6 +237,14 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 		}
 		msg.ConversationID, msg.ContactID = pair.Conversation.ID, pair.Contact.ID
 		msg.PhoneNumberID, msg.SenderType, msg.FromNumber, msg.Carrier = sender.ID, sender.Type, sender.Number, sender.Carrier
+		if p.ShortenLinks && body != "" {
+			short, err := ShortenLinks(ctx, tx, m.cfg.PublicURL, LinkOwner{ProjectID: p.ProjectID, AccountID: p.AccountID, MessageID: msg.ID}, body)
+			if err != nil {
+				return err
+			}
+			seg := Segment(short)
+			msg.Body, msg.Encoding, msg.Segments, msg.Type = &short, seg.Encoding, seg.Segments, MessageType(seg, len(p.Attachments))
+		}
 		if err := tx.InsertMessage(ctx, msg, atts); err != nil {
 			return err
 		}

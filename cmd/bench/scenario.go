@@ -35,6 +35,11 @@ var scenarios = map[string]Scenario{
 		Duration: 20 * time.Second,
 		Run:      runSend,
 	},
+	"blast": {
+		Doc:      "one POST /accounts/{account_id}/blasts of 100,000 numbers (PostgreSQL): time to accept, fan-out rate, time until all delivered",
+		Duration: time.Minute,
+		Run:      runBlast,
+	},
 	"webhooks": {
 		Doc:      "events recorded at 2,500/s delivered as signed webhooks to a local receiver: deliveries/s and event-to-arrival lag",
 		Duration: 20 * time.Second,

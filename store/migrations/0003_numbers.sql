@@ -48,11 +48,12 @@ CREATE INDEX toll_free_campaigns_account ON toll_free_campaigns(account_id, id);
 -- A toll-free number has at most one verification that is not finished (rejected or canceled).
 CREATE UNIQUE INDEX toll_free_campaigns_open ON toll_free_campaigns(phone_number_id)
 	WHERE status IN ('created', 'in_review', 'active');
--- The installation's shared demo number, through which demo keys send. It belongs to no project,
--- its carrier '' is whichever carrier is the default, and it is never purchasable.
+-- The installation's shared demo number, through which demo keys send. It belongs to no project
+-- and is never purchasable. The simulated carrier, which every installation runs beside its real
+-- carriers, provides it: demo traffic is for evaluation and never reaches a real network.
 INSERT INTO phone_numbers (id, project_id, account_id, number, type, country, name, metadata, carrier,
 	created_at, updated_at)
-VALUES ('pn_01m809xke0e30awmwne8s7dzbh', '', NULL, '+18335550000', 'demo', 'US', 'Switchboard demo', '{}', '',
+VALUES ('pn_01m809xke0e30awmwne8s7dzbh', '', NULL, '+18335550000', 'demo', 'US', 'Switchboard demo', '{}', 'sim',
 	'2025-01-01 00:00:00+00:00', '2025-01-01 00:00:00+00:00');
 -- The simulated carrier (carriers/sim): the numbers it has provisioned to this installation, and
 -- the campaign reviews it has been asked for (reference = cpn_… or tfc_…).
