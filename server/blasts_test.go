@@ -234,19 +234,32 @@ var _ = Describe("Blasts", func() {
 				To(HaveError(http.StatusForbidden, "demo_api_key"))
 		})
 
-		It("accepts 100,000 numbers in one request (a body over 1 MiB) in under a second", func() {
+		It("accepts 100,000 numbers in one request (a body over 1 MiB); its speed is measured by `make bench -scenario blast`", func() {
 			to := make([]string, 100_000)
 			for i := range to {
 				to[i] = fmt.Sprintf("+1777%07d", i)
 			}
 			body := map[string]any{"body": "Big sale", "to": to, "send_at": clock.Now().Add(time.Hour).Format(time.RFC3339)}
-			began := time.Now()
 			b := t.createBlast(acct, body)
-			took := time.Since(began)
-			GinkgoWriter.Printf("100,000 recipients accepted in %s\n", took)
-			Expect(took).To(BeNumerically("<", time.Second))
 			Expect(b).To(HaveKeyWithValue("status", "scheduled"))
 			Expect(t.post("/blasts/"+b["id"].(string)+"/cancel", nil)).To(HaveStatus(http.StatusOK))
+		})
+
+		It("shortens each recipient's links with settings.link_shortening, one tracked link per message", func() {
+			h1, h2 := newHandset(), newHandset()
+			b := t.createBlast(acct, map[string]any{"from": from, "body": "Offer: https://acme.example/spring",
+				"to": []string{h1, h2}, "settings": map[string]any{"link_shortening": true}})
+			t.awaitDone(b["id"].(string))
+			var codes []string
+			for _, h := range []string{h1, h2} {
+				m := t.get("/messages/" + blastMessageTo(h)).JSON()
+				match := shortLink.FindStringSubmatch(m["body"].(string))
+				Expect(match).To(HaveLen(2), "body: %v", m["body"])
+				codes = append(codes, match[1])
+				Expect(t.withKey("").get("/l/" + match[1]).Header.Get("Location")).To(Equal("https://acme.example/spring"))
+			}
+			Expect(codes[0]).NotTo(Equal(codes[1]))
+			Expect(t.events("link.followed")).To(HaveLen(2))
 		})
 
 		It("refuses a body over 4 MiB with 413 request_too_large", func() {

@@ -89,7 +89,7 @@ var _ = Describe("Link shortening", func() {
 		Expect(outbox(to)).To(ContainElement(HaveField("Body", m["body"])))
 
 		plain := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "Book: " + long})
-		Expect(plain["body"]).To(Equal("Book: " + long), "no shortening unless asked")
+		Expect(plain["body"]).To(Equal("Book: "+long), "no shortening unless asked")
 		Expect(plain["segments"]).To(BeEquivalentTo(2))
 	})
 

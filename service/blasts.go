@@ -541,6 +541,15 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 			Direction: store.DirectionOutbound, Status: store.StatusQueued, Body: bl.Body, Metadata: store.Metadata{},
 			Encoding: seg.Encoding, Segments: seg.Segments, Type: typ, FromNumber: sender.Number, ToNumber: n,
 			Carrier: sender.Carrier, BlastID: &bl.ID, CreatedAt: now, UpdatedAt: now}
+		if bl.LinkShortening && bl.Body != nil && *bl.Body != "" {
+			// Each recipient's message gets its own links, so a click names the message it came from.
+			short, err := ShortenLinks(ctx, tx, b.m.cfg.PublicURL, LinkOwner{ProjectID: bl.ProjectID, AccountID: bl.AccountID, MessageID: m.ID}, *bl.Body)
+			if err != nil {
+				return err
+			}
+			sseg := Segment(short)
+			m.Body, m.Encoding, m.Segments, m.Type = &short, sseg.Encoding, sseg.Segments, MessageType(sseg, len(bl.Attachments))
+		}
 		for i, u := range bl.Attachments {
 			atts = append(atts, store.Attachment{ID: store.NewID(store.PrefixAttachment), ProjectID: bl.ProjectID, MessageID: m.ID,
 				Position: i, URL: u, Type: guessAttachmentType(u)})
