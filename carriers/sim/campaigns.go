@@ -75,16 +75,19 @@ func (c *Carrier) submit(ctx context.Context, r review) error {
 			return fmt.Errorf("sim: record submission %s: %w", r.Reference, res.Error)
 		}
 		if res.RowsAffected == 0 {
-			var prior review
-			if err := db.Where("reference = ?", r.Reference).Take(&prior).Error; err != nil {
-				return fmt.Errorf("sim: read submission %s: %w", r.Reference, err)
+			// Amend a pending review: the conditional update re-checks decided_at under the row's
+			// lock, so an amendment racing a decision either lands before it or gets a new review.
+			fields := map[string]any{"description": r.Description, "tcr_id": r.TCRID, "submitted_at": now}
+			pending := db.Model(&review{}).Where("reference = ? AND decided_at IS NULL", r.Reference).Updates(fields)
+			if pending.Error != nil {
+				return fmt.Errorf("sim: amend submission %s: %w", r.Reference, pending.Error)
 			}
-			if err := db.Model(&review{}).Where("reference = ?", r.Reference).
-				Updates(map[string]any{"description": r.Description, "tcr_id": r.TCRID, "submitted_at": now, "decided_at": nil}).Error; err != nil {
-				return fmt.Errorf("sim: amend submission %s: %w", r.Reference, err)
-			}
-			if prior.DecidedAt == nil {
+			if pending.RowsAffected > 0 {
 				return nil // the pending review judges the amendment
+			}
+			fields["decided_at"] = nil
+			if err := db.Model(&review{}).Where("reference = ?", r.Reference).Updates(fields).Error; err != nil {
+				return fmt.Errorf("sim: resubmit %s: %w", r.Reference, err)
 			}
 		}
 		job := reviewArgs{Reference: r.Reference, Due: now.Add(c.cfg.ReviewDelay)}
@@ -113,24 +116,45 @@ func (w *reviewWorker) Work(ctx context.Context, j *river.Job[reviewArgs]) error
 			return ctx.Err()
 		}
 	}
-	db := w.c.db(ctx)
-	var r review
-	if err := db.Where("reference = ?", j.Args.Reference).Take(&r).Error; errors.Is(err, gorm.ErrRecordNotFound) {
+	// Decide first, then report: a submission amended after the decision finds it decided and
+	// queues a review of its own, so no amendment goes unjudged.
+	var (
+		r       review
+		decided time.Time
+	)
+	err := w.c.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		db := tx.DB().WithContext(ctx)
+		q := db
+		if tx.Dialect() == store.Postgres {
+			q = db.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		if err := q.Where("reference = ?", j.Args.Reference).Take(&r).Error; err != nil {
+			return err
+		}
+		if r.DecidedAt != nil {
+			return nil
+		}
+		decided = w.c.cfg.Now().UTC()
+		return db.Model(&review{}).Where("reference = ?", r.Reference).Update("decided_at", decided).Error
+	})
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
 		return nil
-	} else if err != nil {
-		return fmt.Errorf("sim: read submission %s: %w", j.Args.Reference, err)
-	}
-	if r.DecidedAt != nil {
-		return nil
+	case err != nil:
+		return fmt.Errorf("sim: decide submission %s: %w", j.Args.Reference, err)
+	case decided.IsZero():
+		return nil // decided already
 	}
 	v := &carriers.Verdict{Reference: r.Reference, Approved: true}
 	if strings.Contains(r.Description, RejectWord) || strings.Contains(r.TCRID, RejectWord) {
 		v.Approved, v.Reason = false, "simulated review: the submission contains "+RejectWord
 	}
 	if err := w.c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Verdict: v}); err != nil {
-		return fmt.Errorf("sim: report verdict on %s: %w", r.Reference, err)
+		// Not accepted: undo the decision (unless the submission changed since) so the retry reports it.
+		undo := w.c.db(ctx).Model(&review{}).Where("reference = ? AND decided_at = ?", r.Reference, decided).Update("decided_at", nil)
+		return errors.Join(fmt.Errorf("sim: report verdict on %s: %w", r.Reference, err), undo.Error)
 	}
-	return db.Model(&review{}).Where("reference = ?", r.Reference).Update("decided_at", w.c.cfg.Now().UTC()).Error
+	return nil
 }
 
 var _ carriers.CampaignRegistry = (*Carrier)(nil)
