@@ -1,28 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/switchboard/switchboard/store"
 )
 
 // The crash test: the real binary serving on PostgreSQL is killed with SIGKILL while it dispatches
@@ -31,94 +22,19 @@ import (
 var _ = Describe("A crash while dispatching", Ordered, func() {
 	const total = 2000
 	var (
-		dbURL   string
-		st      *store.Store
-		bin     string
-		dataDir string
-		addr    string
+		proc *serveProcess
+		addr string
 	)
 
 	BeforeAll(func(ctx context.Context) {
-		admin := os.Getenv(store.TestDatabaseEnv)
-		if admin == "" {
-			Skip("the crash test needs PostgreSQL: set " + store.TestDatabaseEnv + " (make test does)")
-		}
-		dataDir = GinkgoT().TempDir()
-		bin = filepath.Join(dataDir, "switchboard")
-		build := exec.Command("go", "build", "-o", bin, ".")
-		out, err := build.CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
-
-		adm, err := store.Open(ctx, store.Config{URL: admin, MaxOpenConns: 1})
-		Expect(err).NotTo(HaveOccurred())
-		name := "sbcrash_" + strings.ToLower(rand.Text()[:10])
-		Expect(adm.DB().Exec("CREATE DATABASE " + name).Error).To(Succeed())
-		DeferCleanup(func() {
-			_ = adm.DB().Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)").Error
-			_ = adm.Close()
-		})
-		u, err := url.Parse(admin)
-		Expect(err).NotTo(HaveOccurred())
-		u.Path = "/" + name
-		dbURL = u.String()
-		st, err = store.Open(ctx, store.Config{URL: dbURL})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(st.Close)
-		_, err = st.Migrate(ctx)
-		Expect(err).NotTo(HaveOccurred())
-
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		Expect(err).NotTo(HaveOccurred())
-		addr = ln.Addr().String()
-		Expect(ln.Close()).To(Succeed())
+		proc = newServeProcess(ctx, "the crash test", "--pace-local", "250")
+		addr = proc.addr
 	})
-
-	// start runs `switchboard serve` as a child process and waits until it answers.
-	start := func() *exec.Cmd {
-		cmd := exec.Command(bin, "serve", "--database-url", dbURL, "--data-dir", dataDir, "--listen", addr,
-			"--log-level", "warn", "--job-rescue-after", "3s", "--sim-latency", "20ms", "--pace-local", "250", "--rate-limit", "0")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-		var logs bytes.Buffer
-		cmd.Stdout, cmd.Stderr = GinkgoWriter, &logs
-		Expect(cmd.Start()).To(Succeed())
-		DeferCleanup(func() {
-			if cmd.ProcessState == nil {
-				_ = cmd.Process.Signal(syscall.SIGTERM)
-				_, _ = cmd.Process.Wait()
-			}
-			GinkgoWriter.Printf("serve logs:\n%s\n", logs.String())
-		})
-		Eventually(func() error {
-			resp, err := insecureClient.Get("https://" + addr + "/healthz")
-			if err == nil {
-				resp.Body.Close()
-			}
-			return err
-		}).WithTimeout(20 * time.Second).WithPolling(100 * time.Millisecond).Should(Succeed())
-		return cmd
-	}
-
-	count := func(q string, args ...any) int64 {
-		var n int64
-		ExpectWithOffset(1, st.DB().Raw(q, args...).Scan(&n).Error).To(Succeed())
-		return n
-	}
+	start := func() *exec.Cmd { return proc.start() }
+	count := func(q string, args ...any) int64 { return proc.count(q, args...) }
 
 	It("loses no message and sends none twice", func(ctx context.Context) {
-		p, err := st.CreateProject(ctx, "crash")
-		Expect(err).NotTo(HaveOccurred())
-		_, key, err := st.CreateAPIKey(ctx, p.ID, false)
-		Expect(err).NotTo(HaveOccurred())
-		acct := &store.Account{ProjectID: p.ID, Name: "Crash"}
-		Expect(st.CreateAccount(ctx, acct)).To(Succeed())
-		now := time.Now().UTC()
-		cid, nid := store.NewID(store.PrefixCampaign), store.NewID(store.PrefixPhoneNumber)
-		Expect(st.DB().Exec(`INSERT INTO campaigns (id, project_id, account_id, carrier, status, params, created_at, updated_at)
-			VALUES (?, ?, ?, 'sim', 'active', '{}', ?, ?)`, cid, p.ID, acct.ID, now, now).Error).To(Succeed())
-		Expect(st.DB().Exec(`INSERT INTO phone_numbers (id, project_id, account_id, number, type, country, metadata, carrier,
-			campaign_id, attachment_status, created_at, updated_at) VALUES (?, ?, ?, '+19995550900', 'local', 'US', '{}', 'sim', ?, 'attached', ?, ?)`,
-			nid, p.ID, acct.ID, cid, now, now).Error).To(Succeed())
-
+		key, acct := proc.sendableAccount(ctx, "+19995550900")
 		serve := start()
 		began := time.Now()
 		By("sending 2,000 messages")
@@ -135,7 +51,7 @@ var _ = Describe("A crash while dispatching", Ordered, func() {
 						return
 					}
 					body := fmt.Sprintf(`{"to":"+1646%07d","body":"crash test %d"}`, i%500, i)
-					req, _ := http.NewRequest(http.MethodPost, "https://"+addr+"/accounts/"+acct.ID+"/messages", strings.NewReader(body))
+					req, _ := http.NewRequest(http.MethodPost, "https://"+addr+"/accounts/"+acct+"/messages", strings.NewReader(body))
 					req.Header.Set("Authorization", "Bearer "+key)
 					req.Header.Set("Content-Type", "application/json")
 					resp, err := insecureClient.Do(req)
