@@ -22,35 +22,48 @@ const simUsage = `switchboard sim: drive the simulated carrier (SWITCHBOARD_CARR
 Each takes --json and the configuration flags of serve.
 `
 
-// simRun is a sim subcommand once its flags are parsed: it gets the assembled domain and the
-// positional arguments.
-type simRun func(ctx context.Context, core *service.Core, args []string, o *output) error
+// simRun is a sim subcommand once its flags are parsed.
+type simRun = coreRun
 
 // simCommand runs a `switchboard sim` subcommand against the same database and domain as serve.
-// Each subcommand defines its own flags on fs and returns what to run.
 func simCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return coreCommand(ctx, "sim", simUsage, args, stdout, stderr, func(sub string, fs *flag.FlagSet) coreRun {
+		switch sub {
+		case "campaign":
+			return simCampaign(fs)
+		case "call":
+			return simCall(fs)
+		case "inbound":
+			return simInbound(fs)
+		case "outbox":
+			return simOutbox(fs)
+		}
+		return nil
+	})
+}
+
+// coreRun is an operator subcommand that acts on the assembled domain, once its flags are parsed:
+// it gets the domain and the positional arguments.
+type coreRun func(ctx context.Context, core *service.Core, args []string, o *output) error
+
+// coreCommand runs `switchboard <group> <sub> …` against the same database and domain as serve.
+// pick defines the subcommand's own flags on fs and returns what to run, or nil for an unknown
+// subcommand; --json and serve's configuration flags are common to all.
+func coreCommand(ctx context.Context, group, usage string, args []string, stdout, stderr io.Writer,
+	pick func(sub string, fs *flag.FlagSet) coreRun) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stdout, simUsage)
+		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fs := flag.NewFlagSet("switchboard sim "+args[0], flag.ContinueOnError)
+	fs := flag.NewFlagSet("switchboard "+group+" "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg, finish := bindConfig(fs)
 	asJSON := fs.Bool("json", false, "print machine-readable JSON")
-	var run simRun
-	switch args[0] {
-	case "campaign":
-		run = simCampaign(fs)
-	case "call":
-		run = simCall(fs)
-	case "inbound":
-		run = simInbound(fs)
-	case "outbox":
-		run = simOutbox(fs)
-	default:
-		return fmt.Errorf("unknown sim command %q\n\n%s", args[0], simUsage)
+	run := pick(args[0], fs)
+	if run == nil {
+		return fmt.Errorf("unknown %s command %q\n\n%s", group, args[0], usage)
 	}
-	if err := parse(fs, args[1:], finish); err != nil {
+	if err := parseInterspersed(fs, args[1:], finish); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -14,7 +14,7 @@ import (
 	"github.com/switchboard/switchboard/store"
 )
 
-const simCampaignUsage = "usage: switchboard sim campaign [--json] [--reason TEXT] approve|reject <cpn_…|tfc_…>"
+const simCampaignUsage = "usage: switchboard sim campaign approve|reject <cpn_…|tfc_…> [--json] [--reason TEXT]"
 
 // simCampaign forces a simulated review verdict: `sim campaign approve|reject <id>`. The verdict
 // goes through the core's inbound path exactly as the simulated registry reports one, so a
@@ -23,7 +23,7 @@ func simCampaign(fs *flag.FlagSet) simRun {
 	reason := fs.String("reason", "rejected by the operator", "the rejection reason (reject only)")
 	return func(ctx context.Context, core *service.Core, args []string, o *output) error {
 		if len(args) != 2 || (args[0] != "approve" && args[0] != "reject") {
-			return errors.New(simCampaignUsage + " (flags come before the verdict)")
+			return errors.New(simCampaignUsage)
 		}
 		id := args[1]
 		before, err := campaignStatus(ctx, core.Store, id)

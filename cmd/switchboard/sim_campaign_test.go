@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -51,6 +52,18 @@ var _ = Describe("switchboard sim campaign", func() {
 		Expect(events).To(HaveLen(1))
 	})
 
+	It("takes its flags after the verdict and id too", func(ctx SpecContext) {
+		cpn := inReview(ctx)
+		text, err := c.run("sim campaign", "reject", cpn.ID, "--reason", "no opt-out language", "--json")
+		Expect(err).NotTo(HaveOccurred())
+		var out map[string]any
+		Expect(json.Unmarshal([]byte(text), &out)).To(Succeed(), text)
+		Expect(out).To(Equal(map[string]any{"id": cpn.ID, "status": "rejected", "changed": true}))
+		got, err := st.CampaignByID(ctx, cpn.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.RejectionReason).To(HaveValue(Equal("no opt-out language")))
+	})
+
 	It("rejects a toll-free campaign with the reason given", func(ctx SpecContext) {
 		pn := &store.PhoneNumber{ProjectID: account.ProjectID, AccountID: &account.ID, Number: "+18335550142",
 			Type: store.NumberTollFree, Country: "US", Carrier: "sim"}
@@ -73,7 +86,6 @@ var _ = Describe("switchboard sim campaign", func() {
 		},
 		Entry("no verdict", "usage", "cpn_01m80b5xceezebxkpwpb9v23gf"),
 		Entry("an unknown verdict", "usage", "pause", "cpn_01m80b5xceezebxkpwpb9v23gf"),
-		Entry("a flag after the verdict", "flags come before", "approve", "cpn_01m80b5xceezebxkpwpb9v23gf", "--json"),
 		Entry("an id that is not a campaign's", "not a campaign id", "approve", "msg_01m80b5xceezebxkpwpb9v23gf"),
 		Entry("a campaign that does not exist", "no campaign", "approve", "cpn_01m80b5xceezebxkpwpb9v23gf"),
 	)

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -37,41 +36,27 @@ type webhookRun func(ctx context.Context, wh *service.Webhooks, args []string, o
 // webhookCommand runs a `switchboard webhook` subcommand against the same database and domain as
 // serve.
 func webhookCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stdout, webhookUsage)
-		return nil
-	}
-	fs := flag.NewFlagSet("switchboard webhook "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg, finish := bindConfig(fs)
-	asJSON := fs.Bool("json", false, "print machine-readable JSON")
-	var run webhookRun
-	switch args[0] {
-	case "set":
-		run = webhookSet(fs)
-	case "list":
-		run = webhookList(fs)
-	case "rotate-secret":
-		run = webhookRotate
-	case "disable", "enable":
-		run = webhookEnable(args[0] == "enable")
-	case "deliveries":
-		run = webhookDeliveries(fs)
-	case "replay":
-		run = webhookReplay(fs)
-	default:
-		return fmt.Errorf("unknown webhook command %q\n\n%s", args[0], webhookUsage)
-	}
-	if err := parseInterspersed(fs, args[1:], finish); err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return withStore(ctx, cfg, true, func(st *store.Store) error {
-		core, err := newCore(cfg, st, log)
-		if err != nil {
-			return err
+	return coreCommand(ctx, "webhook", webhookUsage, args, stdout, stderr, func(sub string, fs *flag.FlagSet) coreRun {
+		var run webhookRun
+		switch sub {
+		case "set":
+			run = webhookSet(fs)
+		case "list":
+			run = webhookList(fs)
+		case "rotate-secret":
+			run = webhookRotate
+		case "disable", "enable":
+			run = webhookEnable(sub == "enable")
+		case "deliveries":
+			run = webhookDeliveries(fs)
+		case "replay":
+			run = webhookReplay(fs)
+		default:
+			return nil
 		}
-		return run(ctx, core.Webhooks, fs.Args(), &output{w: stdout, json: asJSON})
+		return func(ctx context.Context, core *service.Core, args []string, o *output) error {
+			return run(ctx, core.Webhooks, args, o)
+		}
 	})
 }
 
