@@ -58,7 +58,9 @@ lint-spec: node_modules/.package-lock.json
 
 lint: vet fmt-check lint-spec
 
-## bench: the load scenarios (SQLite and PostgreSQL); BENCH_FLAGS adds flags, e.g. -scenario api
+## bench: every load scenario the issues name, on SQLite and PostgreSQL (blast: PostgreSQL only;
+## the whole run takes about 15 minutes); BENCH_FLAGS selects, e.g. BENCH_FLAGS="-scenario api"
+BENCH_FLAGS ?= -scenario api,send,webhooks,smpp,blast
 bench:
 	@.ci/postgres "$(PG_URL)" || echo "bench: PostgreSQL unavailable; its figures will be skipped"
 	$(GO) run ./cmd/bench -pg '$(PG_URL)' $(BENCH_FLAGS)
