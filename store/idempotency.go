@@ -22,9 +22,6 @@ type IdempotencyRecord struct {
 // TableName names the table behind IdempotencyRecord.
 func (IdempotencyRecord) TableName() string { return "idempotency_keys" }
 
-// ErrIdempotencyInFlight means the key's first request has not finished.
-var ErrIdempotencyInFlight = errors.New("store: idempotency key in flight")
-
 // ClaimIdempotencyKey reserves (project, key) for a request. It returns nil when the caller owns the
 // key and must serve the request, or the earlier record when one exists (finished, or in flight
 // when its Status is 0). Records older than ttl are replaced.

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/switchboard/switchboard/service"
 )
 
 // Issue 6's targets with PostgreSQL.
@@ -30,22 +28,11 @@ func runBlast(ctx context.Context, b *Bench) error {
 			b.rep.Note("blast db=%s: skipped (the scenario's targets are for PostgreSQL)", db.Name)
 			return nil
 		}
-		unpaced := service.Pacing{Local: -1, TollFree: -1, ShortCode: -1, Demo: -1}
-		s, err := b.startAPI(ctx, db, apiConfig{Pacing: unpaced})
+		s, acct, from, err := b.startSending(ctx, db)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		var acct struct {
-			ID string `json:"id"`
-		}
-		if err := call(ctx, s.Client, http.MethodPost, s.URL+"/accounts", s.Key, []byte(`{"name":"Bench account"}`), &acct); err != nil {
-			return fmt.Errorf("create account: %w", err)
-		}
-		from, err := benchSender(ctx, db.Store, s.ProjectID, acct.ID)
-		if err != nil {
-			return err
-		}
 		to := make([]string, blastRecipients)
 		for i := range to {
 			to[i] = fmt.Sprintf("+1555%07d", i)
@@ -58,7 +45,7 @@ func runBlast(ctx context.Context, b *Bench) error {
 			ID string `json:"id"`
 		}
 		began := time.Now()
-		if err := call(ctx, s.Client, http.MethodPost, s.URL+"/accounts/"+acct.ID+"/blasts", s.Key, body, &blast); err != nil {
+		if err := call(ctx, s.Client, http.MethodPost, s.URL+"/accounts/"+acct+"/blasts", s.Key, body, &blast); err != nil {
 			return fmt.Errorf("create blast: %w", err)
 		}
 		accepted := time.Since(began)

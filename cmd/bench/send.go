@@ -30,23 +30,12 @@ const sendHandsets = 2000
 func runSend(ctx context.Context, b *Bench) error {
 	b.rep.Note("send: one sender number, unpaced (a negative Pacing rate) so the pipeline, not the configured per-number rate, is measured; simulated receipts at once; %d recipients in rotation", sendHandsets)
 	return b.EachDatabase(ctx, func(ctx context.Context, db *Database) error {
-		fast := service.Pacing{Local: -1, TollFree: -1, ShortCode: -1, Demo: -1}
-		s, err := b.startAPI(ctx, db, apiConfig{Pacing: fast})
+		s, acct, from, err := b.startSending(ctx, db)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		var acct struct {
-			ID string `json:"id"`
-		}
-		if err := call(ctx, s.Client, http.MethodPost, s.URL+"/accounts", s.Key, []byte(`{"name":"Bench account"}`), &acct); err != nil {
-			return fmt.Errorf("create account: %w", err)
-		}
-		from, err := benchSender(ctx, db.Store, s.ProjectID, acct.ID)
-		if err != nil {
-			return err
-		}
-		url := s.URL + "/accounts/" + acct.ID + "/messages"
+		url := s.URL + "/accounts/" + acct + "/messages"
 		var n atomic.Int64
 		op := func(ctx context.Context, _ int) error {
 			i := n.Add(1)
@@ -110,22 +99,38 @@ func runSend(ctx context.Context, b *Bench) error {
 	})
 }
 
-// benchSender gives the account a local number attached to an active campaign, directly in the
-// store, and returns the number.
-func benchSender(ctx context.Context, st *store.Store, projectID, accountID string) (string, error) {
-	db := st.DB().WithContext(ctx)
+// startSending starts the API with every sender unpaced (a negative Pacing rate), so the pipeline
+// and not the configured per-number rate is measured, and creates an account through the API with
+// a local number attached to an active campaign (inserted directly in the store). It returns the
+// server, the account id and the number.
+func (b *Bench) startSending(ctx context.Context, db *Database) (*apiServer, string, string, error) {
+	unpaced := service.Pacing{Local: -1, TollFree: -1, ShortCode: -1, Demo: -1}
+	s, err := b.startAPI(ctx, db, apiConfig{Pacing: unpaced})
+	if err != nil {
+		return nil, "", "", err
+	}
+	var acct struct {
+		ID string `json:"id"`
+	}
+	if err := call(ctx, s.Client, http.MethodPost, s.URL+"/accounts", s.Key, []byte(`{"name":"Bench account"}`), &acct); err != nil {
+		s.Close()
+		return nil, "", "", fmt.Errorf("create account: %w", err)
+	}
+	st := db.Store.DB().WithContext(ctx)
 	now := time.Now().UTC()
 	cid, nid, number := store.NewID(store.PrefixCampaign), store.NewID(store.PrefixPhoneNumber), "+19995550100"
-	if err := db.Exec(`INSERT INTO campaigns (id, project_id, account_id, carrier, status, params, created_at, updated_at)
-		VALUES (?, ?, ?, 'sim', 'active', '{}', ?, ?)`, cid, projectID, accountID, now, now).Error; err != nil {
-		return "", fmt.Errorf("bench campaign: %w", err)
+	if err := st.Exec(`INSERT INTO campaigns (id, project_id, account_id, carrier, status, params, created_at, updated_at)
+		VALUES (?, ?, ?, 'sim', 'active', '{}', ?, ?)`, cid, s.ProjectID, acct.ID, now, now).Error; err != nil {
+		s.Close()
+		return nil, "", "", fmt.Errorf("bench campaign: %w", err)
 	}
-	if err := db.Exec(`INSERT INTO phone_numbers (id, project_id, account_id, number, type, country, name, metadata, carrier,
+	if err := st.Exec(`INSERT INTO phone_numbers (id, project_id, account_id, number, type, country, name, metadata, carrier,
 		campaign_id, attachment_status, created_at, updated_at) VALUES (?, ?, ?, ?, 'local', 'US', 'Bench', '{}', 'sim', ?, 'attached', ?, ?)`,
-		nid, projectID, accountID, number, cid, now, now).Error; err != nil {
-		return "", fmt.Errorf("bench number: %w", err)
+		nid, s.ProjectID, acct.ID, number, cid, now, now).Error; err != nil {
+		s.Close()
+		return nil, "", "", fmt.Errorf("bench number: %w", err)
 	}
-	return number, nil
+	return s, acct.ID, number, nil
 }
 
 func countMessages(ctx context.Context, st *store.Store, status string) (int64, error) {
