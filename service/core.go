@@ -149,11 +149,11 @@ func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error)
 	// Message dispatch has its own queue, so that it is fetched apart from carrier reports and
 	// housekeeping; idle workers poll every 25 ms so a queued message waits little for a worker.
 	return c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping(),
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 50}, MessagesQueue: {MaxWorkers: 50},
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 200},
 			// Blast fan-out batches are large transactions: a few at a time keep the pool for dispatch.
 			BlastsQueue: {MaxWorkers: 4},
 			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers.
-			store.QueueWebhookFanout: {MaxWorkers: 20}, WebhooksQueue: {MaxWorkers: 100}},
+			store.QueueWebhookFanout: {MaxWorkers: 2}, WebhooksQueue: {MaxWorkers: 100}},
 		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter})
 }
 

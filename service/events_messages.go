@@ -131,6 +131,24 @@ func (m *Messages) messageEvent(ctx context.Context, tx *store.Store, typ string
 	return err
 }
 
+// messageEvents records an event of type typ for each message as it now is, inside tx.
+func (m *Messages) messageEvents(ctx context.Context, tx *store.Store, typ string, msgs []store.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	views, err := tx.MessageViews(ctx, msgs)
+	if err != nil {
+		return err
+	}
+	evs := make([]store.Event, len(views))
+	for i := range views {
+		if evs[i], err = store.NewEvent(views[i].ProjectID, views[i].AccountID, typ, m.messageData(&views[i])); err != nil {
+			return err
+		}
+	}
+	return tx.InsertEvents(ctx, evs)
+}
+
 // conversationEvent records conversation.created.
 func conversationEvent(ctx context.Context, tx *store.Store, cv *store.Conversation, c *store.Contact, n *store.PhoneNumber) error {
 	_, err := tx.InsertEvent(ctx, cv.ProjectID, cv.AccountID, EventConversationCreated, conversationCreatedData(cv, c, n))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -106,6 +107,10 @@ type MessagesConfig struct {
 type Messages struct {
 	cfg    MessagesConfig
 	signer *fileSigner
+	// claims, sent and receipts are the group commits of the outbound path.
+	claims   *store.Batcher[string, claim]
+	sent     *store.Batcher[store.Submitted, struct{}]
+	receipts *store.Batcher[receiptItem, struct{}]
 }
 
 // NewMessages returns the Messages service.
@@ -130,7 +135,11 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: AttachmentFetchTimeout}
 	}
-	return &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}}, nil
+	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}}
+	m.claims = store.NewBatcher(outboundBatch, outboundParallel, m.claimAll)
+	m.sent = store.NewBatcher(outboundBatch, outboundParallel, m.recordSent)
+	m.receipts = store.NewBatcher(outboundBatch, outboundParallel, m.applyReceipts)
+	return m, nil
 }
 
 // Register adds the service's job workers.
@@ -430,12 +439,6 @@ func (w *dispatchWorker) Work(ctx context.Context, j *river.Job[dispatchArgs]) e
 	return w.m.dispatch(ctx, j.Args.MessageID)
 }
 
-// dispatchBatch is the most messages one dispatch hands to the carrier: the job's own message
-// and other messages of the same sender that wait to be sent now. Only fast senders (a pace of
-// at least 1,000 messages per second, or none) send in batches; the others send in order, one
-// message per slot.
-const dispatchBatch = 50
-
 // slotTolerance is how early a message may take its pacing slot.
 const slotTolerance = 5 * time.Millisecond
 
@@ -443,13 +446,27 @@ const slotTolerance = 5 * time.Millisecond
 // again (the dispatch that was submitting it presumably died with its process).
 const resubmitAfter = 10 * time.Second
 
-// dispatch moves one message, and with it other due messages of its sender, towards the carrier.
-// It is safe to run more than once: states are read under a lock, a final state ends the job, and
-// a message left `sending` is submitted again with the same reference (the carrier answers with
-// the first submission).
+// Group commits of the outbound path (store.Batcher): the most messages per shared transaction,
+// and the most such transactions at a time.
+const (
+	outboundBatch    = 200
+	outboundParallel = 3
+)
+
+// claim is what a dispatch learned when it claimed its message: the message to submit (nil when
+// there is nothing to submit now) and how long its job should wait before it looks again.
+type claim struct {
+	msg  *store.Message
+	wait time.Duration
+}
+
+// dispatch hands one message to its carrier. Concurrent dispatches share their transactions: a
+// claim (read under a lock, moved to `sending` or given its pacing slot), then each submits its
+// own message, then a record of the accepted submissions. It is safe to run more than once: a
+// final state ends the job, and a message left `sending` is submitted again with the same
+// reference (the carrier answers with the first submission).
 func (m *Messages) dispatch(ctx context.Context, id string) error {
-	// Most jobs of messages that another dispatch took in its batch end here, without a lock.
-	status, err := m.cfg.Store.MessageStatus(ctx, id)
+	c, err := m.claims.Do(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		m.cfg.Logger.Warn("dispatch of an unknown message", "message_id", id)
 		return nil
@@ -457,190 +474,154 @@ func (m *Messages) dispatch(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	switch status {
-	case store.StatusQueued, store.StatusScheduled, store.StatusSending:
-	default:
-		return nil
-	}
-	now := m.now()
-	var (
-		batch []*store.Message
-		wait  time.Duration
-	)
-	// The dispatch's transactions need not wait for the disk: the job's completion does, and a
-	// lost one is redone by the job's next run.
-	err = m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
-		msg, err := tx.LockMessage(ctx, id)
+	if c.msg != nil {
+		carrierID, err := m.submit(ctx, c.msg)
 		if err != nil {
 			return err
 		}
-		switch msg.Status {
-		case store.StatusSending:
-			if age := now.Sub(msg.UpdatedAt); age < resubmitAfter {
-				wait = resubmitAfter - age // another dispatch is submitting it: look again later
-				return nil
-			}
-			batch = []*store.Message{msg}
-			return nil
-		case store.StatusQueued, store.StatusScheduled:
-		default:
-			return nil
-		}
-		due := []*store.Message{msg}
-		iv := m.cfg.Pacing.interval(msg.SenderType)
-		if msg.NotBefore == nil && iv < time.Millisecond {
-			others, err := tx.LockQueued(ctx, msg.PhoneNumberID, msg.ID, dispatchBatch-1)
-			if err != nil {
+		if carrierID != nil {
+			if _, err := m.sent.Do(ctx, store.Submitted{ID: id, CarrierID: *carrierID}); err != nil {
 				return err
 			}
-			for i := range others {
-				due = append(due, &others[i])
-			}
 		}
-		phones, accounts := make([]string, len(due)), make([]string, len(due))
-		for i, d := range due {
-			phones[i], accounts[i] = d.ToNumber, d.AccountID
+	}
+	if c.wait > 0 {
+		return river.JobSnooze(c.wait)
+	}
+	return nil
+}
+
+// claimAll claims the messages of concurrent dispatches in one transaction, which need not wait
+// for the disk: each job's completion does, and a lost claim is redone by the job's next run.
+func (m *Messages) claimAll(ctx context.Context, ids []string) ([]claim, error) {
+	out := make([]claim, len(ids))
+	now := m.now()
+	err := m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
+		for i := range out {
+			out[i] = claim{} // a retried transaction starts over
+		}
+		msgs, err := tx.LockMessages(ctx, ids)
+		if err != nil {
+			return err
+		}
+		var phones, accounts []string
+		for _, msg := range msgs {
+			phones, accounts = append(phones, msg.ToNumber), append(accounts, msg.AccountID)
 		}
 		blocks, err := tx.BlockedAmong(ctx, accounts, phones)
 		if err != nil {
 			return err
 		}
-		var sendable []*store.Message
-		for _, d := range due {
-			if !now.Before(m.queuedSince(d).Add(m.cfg.Expiry)) {
-				if err := m.fail(ctx, tx, d, carriers.FailureExpired, now, nil); err != nil {
+		var (
+			sending []string
+			paced   []int // indices of messages of paced senders
+			seen    = map[string]bool{}
+		)
+		for i, id := range ids {
+			msg := msgs[id]
+			if msg == nil || seen[id] {
+				if msg == nil {
+					m.cfg.Logger.Warn("dispatch of an unknown message", "message_id", id)
+				}
+				continue // a job run twice at once: the first claim stands for both
+			}
+			seen[id] = true
+			switch msg.Status {
+			case store.StatusSending:
+				if age := now.Sub(msg.UpdatedAt); age < resubmitAfter {
+					out[i].wait = resubmitAfter - age // another dispatch is submitting it: look again later
+				} else {
+					out[i].msg = msg
+				}
+				continue
+			case store.StatusQueued, store.StatusScheduled:
+			default:
+				continue
+			}
+			if !now.Before(m.queuedSince(msg).Add(m.cfg.Expiry)) {
+				if err := m.fail(ctx, tx, msg, carriers.FailureExpired, now, nil); err != nil {
 					return err
 				}
 				continue
 			}
-			if b, ok := blocks[[2]string{d.AccountID, d.ToNumber}]; ok && now.Before(b.RetryAfter) {
-				if err := m.fail(ctx, tx, d, b.Reason, now, nil); err != nil {
+			if b, ok := blocks[[2]string{msg.AccountID, msg.ToNumber}]; ok && now.Before(b.RetryAfter) {
+				if err := m.fail(ctx, tx, msg, b.Reason, now, nil); err != nil {
 					return err
 				}
 				continue
 			}
-			sendable = append(sendable, d)
-		}
-		if len(sendable) == 0 {
-			return nil
-		}
-		if iv == 0 {
-			ids := make([]string, len(sendable))
-			for i, d := range sendable {
-				ids[i], d.Status, d.UpdatedAt = d.ID, store.StatusSending, now
+			if m.cfg.Pacing.interval(msg.SenderType) > 0 {
+				paced = append(paced, i)
+				continue
 			}
-			batch = sendable
-			return tx.MarkSending(ctx, ids, now)
+			msg.Status, msg.UpdatedAt = store.StatusSending, now
+			out[i].msg = msg
+			sending = append(sending, id)
 		}
-		// Paced: give each message without a slot the number's next slot; those whose slot has
-		// come are sent, the others wait for it (their own jobs snooze until then).
-		var fresh []*store.Message
-		for _, d := range sendable {
-			if d.NotBefore == nil {
-				fresh = append(fresh, d)
-			}
-		}
-		if len(fresh) > 0 {
-			first, err := tx.ReserveSendSlots(ctx, msg.PhoneNumberID, now, iv, len(fresh))
-			if err != nil {
-				return err
-			}
-			for i, d := range fresh {
-				slot := first.Add(time.Duration(i) * iv)
-				d.NotBefore = &slot
-			}
-		}
-		for _, d := range sendable {
-			fields := map[string]any{"updated_at": now, "not_before": *d.NotBefore, "status": store.StatusQueued}
-			if !d.NotBefore.After(now.Add(slotTolerance)) {
-				fields["status"] = store.StatusSending
-				batch = append(batch, d)
-			} else if d == msg {
-				wait = min(d.NotBefore.Sub(now), m.queuedSince(d).Add(m.cfg.Expiry).Sub(now))
-			}
-			if _, err := tx.UpdateMessage(ctx, d.ID, []string{d.Status}, fields); err != nil {
-				return err
-			}
-			d.Status, d.UpdatedAt = fields["status"].(string), now
-		}
-		return nil
-	})
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		m.cfg.Logger.Warn("dispatch of an unknown message", "message_id", id)
-		return nil
-	case err != nil:
-		return err
-	}
-	if len(batch) > 0 {
-		if err := m.submitAll(ctx, id, batch); err != nil {
+		if err := tx.MarkSending(ctx, sending, now); err != nil {
 			return err
 		}
+		return m.pace(ctx, tx, ids, msgs, paced, now, out)
+	})
+	return out, err
+}
+
+// pace gives each message of a paced sender without a slot its number's next slot, in the order
+// the messages were created; those whose slot has come are claimed for sending, the others wait
+// for it (their jobs snooze until then).
+func (m *Messages) pace(ctx context.Context, tx *store.Store, ids []string, msgs map[string]*store.Message, paced []int, now time.Time, out []claim) error {
+	slices.SortFunc(paced, func(a, b int) int { return strings.Compare(ids[a], ids[b]) })
+	fresh := map[string][]*store.Message{} // by sender number
+	var senders []string
+	for _, i := range paced {
+		if msg := msgs[ids[i]]; msg.NotBefore == nil {
+			if fresh[msg.PhoneNumberID] == nil {
+				senders = append(senders, msg.PhoneNumberID)
+			}
+			fresh[msg.PhoneNumberID] = append(fresh[msg.PhoneNumberID], msg)
+		}
 	}
-	if wait > 0 {
-		return river.JobSnooze(wait)
+	for _, sender := range senders {
+		group := fresh[sender]
+		iv := m.cfg.Pacing.interval(group[0].SenderType)
+		first, err := tx.ReserveSendSlots(ctx, sender, now, iv, len(group))
+		if err != nil {
+			return err
+		}
+		for k, msg := range group {
+			slot := first.Add(time.Duration(k) * iv)
+			msg.NotBefore = &slot
+		}
+	}
+	for _, i := range paced {
+		msg := msgs[ids[i]]
+		fields := map[string]any{"updated_at": now, "not_before": *msg.NotBefore, "status": store.StatusQueued}
+		if !msg.NotBefore.After(now.Add(slotTolerance)) {
+			fields["status"] = store.StatusSending
+			out[i].msg = msg
+		} else {
+			out[i].wait = min(msg.NotBefore.Sub(now), m.queuedSince(msg).Add(m.cfg.Expiry).Sub(now))
+		}
+		if _, err := tx.UpdateMessage(ctx, msg.ID, []string{msg.Status}, fields); err != nil {
+			return err
+		}
+		msg.Status, msg.UpdatedAt = fields["status"].(string), now
 	}
 	return nil
 }
 
-// submitAll submits `sending` messages one by one and records those the carrier accepted in one
-// transaction. It returns the error of the job's own message (id) when that one should be
-// retried; the others are retried by their own jobs.
-func (m *Messages) submitAll(ctx context.Context, id string, batch []*store.Message) error {
-	var (
-		sent   []*store.Message
-		ownErr error
-	)
-	for _, msg := range batch {
-		carrierID, err := m.submit(ctx, msg)
-		switch {
-		case err != nil && msg.ID == id:
-			ownErr = err
-		case err != nil:
-			m.cfg.Logger.Info("submission to retry", "message_id", msg.ID, "err", err)
-		case carrierID != nil:
-			msg.CarrierID = carrierID
-			sent = append(sent, msg)
-		}
-	}
-	if len(sent) == 0 {
-		return ownErr
-	}
+// recordSent records the submissions of concurrent dispatches, and their message.sent events, in
+// one transaction (asynchronous, as claims are).
+func (m *Messages) recordSent(ctx context.Context, subs []store.Submitted) ([]struct{}, error) {
 	now := m.now()
 	err := m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
-		var recorded []store.Message
-		for _, msg := range sent {
-			fields := map[string]any{"status": store.StatusSent, "sent_at": now, "updated_at": now}
-			if *msg.CarrierID != "" {
-				fields["carrier_id"] = *msg.CarrierID
-			} else {
-				msg.CarrierID = nil
-			}
-			ok, err := tx.UpdateMessage(ctx, msg.ID, []string{store.StatusSending}, fields)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				continue // not sending any more: a receipt overtook us and recorded the outcome
-			}
-			msg.Status, msg.SentAt, msg.UpdatedAt = store.StatusSent, &now, now
-			recorded = append(recorded, *msg)
-		}
-		views, err := tx.MessageViews(ctx, recorded)
+		sent, err := tx.MarkSent(ctx, subs, now)
 		if err != nil {
 			return err
 		}
-		for i := range views {
-			if _, err := tx.InsertEvent(ctx, views[i].ProjectID, views[i].AccountID, EventMessageSent, m.messageData(&views[i])); err != nil {
-				return err
-			}
-		}
-		return nil
+		return m.messageEvents(ctx, tx, EventMessageSent, sent)
 	})
-	if err != nil {
-		return err
-	}
-	return ownErr
+	return make([]struct{}, len(subs)), err
 }
 
 // queuedSince is when a message started waiting to be sent.
@@ -763,38 +744,76 @@ var knownFailure = map[string]bool{
 	carriers.FailureAttachmentUnreachable: true, carriers.FailureUnknown: true,
 }
 
-// applyReceipt records a carrier's delivery receipt. A receipt for a message that already has
-// its outcome (carriers repeat them) changes nothing.
+// receiptItem is one delivery receipt of one carrier.
+type receiptItem struct {
+	carrier string
+	rc      *carriers.Receipt
+}
+
+// applyReceipt records a carrier's delivery receipt; concurrent receipts share one transaction.
+// A receipt for a message that already has its outcome (carriers repeat them) changes nothing.
 func (m *Messages) applyReceipt(ctx context.Context, carrier string, rc *carriers.Receipt) error {
-	at := rc.At.UTC().Truncate(time.Microsecond)
-	if rc.At.IsZero() {
-		at = m.now()
-	}
-	status, reason, event := store.StatusDelivered, "", EventMessageDelivered
-	if rc.Status == carriers.ReceiptFailed {
-		status, reason, event = store.StatusFailed, rc.FailureReason, EventMessageFailed
-		if !knownFailure[reason] {
-			reason = carriers.FailureUnknown
+	_, err := m.receipts.Do(ctx, receiptItem{carrier: carrier, rc: rc})
+	return err
+}
+
+// applyReceipts records receipts, their message.delivered and message.failed events and the
+// blocks they set or lift, in one transaction.
+func (m *Messages) applyReceipts(ctx context.Context, items []receiptItem) ([]struct{}, error) {
+	outs := make([]store.Outcome, len(items))
+	for i, it := range items {
+		o := store.Outcome{ID: it.rc.Reference, Status: store.StatusDelivered, At: it.rc.At.UTC().Truncate(time.Microsecond), CarrierID: it.rc.CarrierID}
+		if it.rc.At.IsZero() {
+			o.At = m.now()
 		}
-	}
-	return m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		msg, err := tx.FinishOutbound(ctx, rc.Reference, status, at, reason, rc.CarrierID)
-		if err != nil || msg == nil {
-			if msg == nil && err == nil {
-				m.cfg.Logger.Debug("receipt for no message waiting for one", "carrier", carrier, "reference", rc.Reference)
+		if it.rc.Status == carriers.ReceiptFailed {
+			o.Status, o.Reason = store.StatusFailed, it.rc.FailureReason
+			if !knownFailure[o.Reason] {
+				o.Reason = carriers.FailureUnknown
 			}
-			return err
 		}
-		switch {
-		case reason == carriers.FailureInvalidMobileNumber || reason == carriers.FailureUnreachableCarrier:
-			err = tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
-				Reason: reason, BlockedAt: at, RetryAfter: at.Add(BlockRetryAfter)})
-		case status == store.StatusDelivered:
-			err = tx.UnblockNumber(ctx, msg.AccountID, msg.ToNumber)
-		}
+		outs[i] = o
+	}
+	err := m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		msgs, err := tx.FinishOutbound(ctx, outs)
 		if err != nil {
 			return err
 		}
-		return m.messageEvent(ctx, tx, event, msg, nil)
+		var delivered, failed []store.Message
+		var phones, accounts []string
+		for i, msg := range msgs {
+			switch {
+			case msg == nil:
+				m.cfg.Logger.Debug("receipt for no message waiting for one", "carrier", items[i].carrier, "reference", outs[i].ID)
+			case msg.Status == store.StatusDelivered:
+				delivered = append(delivered, *msg)
+				phones, accounts = append(phones, msg.ToNumber), append(accounts, msg.AccountID)
+			default:
+				failed = append(failed, *msg)
+				if r := *msg.FailureReason; r == carriers.FailureInvalidMobileNumber || r == carriers.FailureUnreachableCarrier {
+					if err := tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
+						Reason: r, BlockedAt: *msg.FailedAt, RetryAfter: msg.FailedAt.Add(BlockRetryAfter)}); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		// A delivery lifts the account's block on the number (decisions §5).
+		blocks, err := tx.BlockedAmong(ctx, accounts, phones)
+		if err != nil {
+			return err
+		}
+		for _, msg := range delivered {
+			if _, ok := blocks[[2]string{msg.AccountID, msg.ToNumber}]; ok {
+				if err := tx.UnblockNumber(ctx, msg.AccountID, msg.ToNumber); err != nil {
+					return err
+				}
+			}
+		}
+		if err := m.messageEvents(ctx, tx, EventMessageDelivered, delivered); err != nil {
+			return err
+		}
+		return m.messageEvents(ctx, tx, EventMessageFailed, failed)
 	})
+	return make([]struct{}, len(items)), err
 }

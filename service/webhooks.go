@@ -36,7 +36,7 @@ var WebhookEventTypes = []string{
 }
 
 // WebhooksQueue is the job queue of delivery attempts.
-const WebhooksQueue = "webhooks"
+const WebhooksQueue = store.QueueWebhooks
 
 // Webhook delivery defaults (decisions §6).
 const (
@@ -91,6 +91,10 @@ type WebhooksConfig struct {
 type Webhooks struct {
 	cfg    WebhooksConfig
 	client *http.Client
+	// works and records are group commits: concurrent attempts load their work in one query and
+	// record their outcomes in one transaction.
+	works   *store.Batcher[string, *store.DeliveryWork]
+	records *store.Batcher[attemptRecord, struct{}]
 }
 
 // NewWebhooks returns the Webhooks service.
@@ -117,6 +121,8 @@ func NewWebhooks(cfg WebhooksConfig) (*Webhooks, error) {
 	if w.client == nil {
 		w.client = NewWebhookClient(cfg.AllowPrivate, cfg.Timeout)
 	}
+	w.works = store.NewBatcher(200, 3, w.loadWorks)
+	w.records = store.NewBatcher(200, 3, w.recordAll)
 	return w, nil
 }
 
@@ -388,20 +394,8 @@ func (f *fanoutWorker) Work(ctx context.Context, job *river.Job[store.EventFanou
 
 // --- Delivery --------------------------------------------------------------------------
 
-// DeliverWebhookArgs is one delivery attempt (1-based). Each failed attempt inserts the next,
-// scheduled per the retry schedule, in the transaction that records the failure.
-type DeliverWebhookArgs struct {
-	DeliveryID string `json:"delivery_id"`
-	Attempt    int    `json:"attempt"`
-}
-
-// Kind names the job.
-func (DeliverWebhookArgs) Kind() string { return "webhook_delivery" }
-
-// InsertOpts puts attempts on the webhooks queue.
-func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: WebhooksQueue}
-}
+// DeliverWebhookArgs is one delivery attempt (see store.DeliverWebhookArgs).
+type DeliverWebhookArgs = store.DeliverWebhookArgs
 
 type deliveryWorker struct {
 	river.WorkerDefaults[DeliverWebhookArgs]
@@ -426,12 +420,12 @@ func WebhookBody(e *store.Event) ([]byte, error) {
 
 func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
 	w, a := d.w, job.Args
-	work, err := w.cfg.Store.GetDeliveryWork(ctx, a.DeliveryID)
-	if errors.Is(err, store.ErrNotFound) {
-		return river.JobCancel(err)
-	}
+	work, err := w.works.Do(ctx, a.DeliveryID)
 	if err != nil {
 		return err
+	}
+	if work == nil {
+		return river.JobCancel(fmt.Errorf("webhook delivery %s: %w", a.DeliveryID, store.ErrNotFound))
 	}
 	if work.Delivery.Status != store.DeliveryPending || work.Delivery.Attempts >= a.Attempt {
 		return nil // recorded already: a rerun after a crash between the commit and the job's completion
@@ -447,7 +441,21 @@ func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhook
 		// job again (here or on another instance) with the same attempt number.
 		return ctx.Err()
 	}
-	return w.record(ctx, work, a.Attempt, status, failure)
+	_, err = w.records.Do(ctx, attemptRecord{work: work, attempt: a.Attempt, status: status, failure: failure})
+	return err
+}
+
+// loadWorks loads the work of concurrent attempts in one query; nil for a delivery that is gone.
+func (w *Webhooks) loadWorks(ctx context.Context, ids []string) ([]*store.DeliveryWork, error) {
+	works, err := w.cfg.Store.DeliveryWorks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*store.DeliveryWork, len(ids))
+	for i, id := range ids {
+		out[i] = works[id]
+	}
+	return out, nil
 }
 
 // attempt POSTs the event once; it returns the HTTP status (0 without an answer) and, when the
@@ -511,49 +519,75 @@ func describeSendError(err error, timeout time.Duration) string {
 	return err.Error()
 }
 
-// record writes an attempt's outcome; a failure schedules the next attempt (or fails the
-// delivery) and may disable an endpoint that has failed for DisableAfter, all in one transaction.
-func (w *Webhooks) record(ctx context.Context, work *store.DeliveryWork, attempt, status int, failure string) error {
+// attemptRecord is the outcome of one attempt: the HTTP status (0 without an answer) and, when
+// it failed, why.
+type attemptRecord struct {
+	work    *store.DeliveryWork
+	attempt int
+	status  int
+	failure string
+}
+
+// recordAll writes the outcomes of concurrent attempts in one transaction: a success ends its
+// delivery and a failure schedules the next attempt (or fails the delivery) and may disable an
+// endpoint that has failed for DisableAfter.
+func (w *Webhooks) recordAll(ctx context.Context, recs []attemptRecord) ([]struct{}, error) {
 	now := w.now()
-	var lastStatus *int
-	if status != 0 {
-		lastStatus = &status
-	}
-	id := work.Delivery.ID
-	if failure == "" {
-		if err := w.cfg.Store.UpdateWebhookDelivery(ctx, id, map[string]any{"status": store.DeliverySucceeded, "attempts": attempt,
-			"last_status": lastStatus, "last_error": nil, "next_attempt_at": nil, "delivered_at": now, "updated_at": now}); err != nil {
-			return err
-		}
-		if work.Endpoint.FailingSince != nil {
-			return w.cfg.Store.MarkEndpointHealthy(ctx, work.Endpoint.ID)
-		}
-		return nil
-	}
-	next, retry := NextWebhookAttempt(w.cfg.RetrySchedule, attempt, now)
-	return w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		fields := map[string]any{"attempts": attempt, "last_status": lastStatus, "last_error": failure, "updated_at": now}
-		if retry {
-			fields["next_attempt_at"] = next
-			if err := tx.InsertJob(ctx, DeliverWebhookArgs{DeliveryID: id, Attempt: attempt + 1}, &river.InsertOpts{ScheduledAt: next}); err != nil {
+	err := w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		var retries []river.InsertManyParams
+		healthy, failing := map[string]bool{}, map[string]*store.WebhookEndpoint{}
+		for _, r := range recs {
+			var lastStatus *int
+			if r.status != 0 {
+				lastStatus = &r.status
+			}
+			id, ep := r.work.Delivery.ID, &r.work.Endpoint
+			fields := map[string]any{"attempts": r.attempt, "last_status": lastStatus, "updated_at": now}
+			switch next, retry := NextWebhookAttempt(w.cfg.RetrySchedule, r.attempt, now); {
+			case r.failure == "":
+				fields["status"], fields["last_error"], fields["next_attempt_at"], fields["delivered_at"] = store.DeliverySucceeded, nil, nil, now
+				if ep.FailingSince != nil {
+					healthy[ep.ID] = true
+				}
+			case retry:
+				fields["last_error"], fields["next_attempt_at"] = r.failure, next
+				retries = append(retries, river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: id, Attempt: r.attempt + 1},
+					InsertOpts: &river.InsertOpts{ScheduledAt: next}})
+				failing[ep.ID] = ep
+			default:
+				fields["status"], fields["last_error"], fields["next_attempt_at"] = store.DeliveryFailed, r.failure, nil
+				failing[ep.ID] = ep
+				w.cfg.Logger.Info("webhook delivery failed after its last attempt", "delivery", id, "event", r.work.Event.ID,
+					"endpoint", ep.ID, "attempts", r.attempt, "error", r.failure)
+			}
+			if err := tx.UpdateWebhookDelivery(ctx, id, fields); err != nil {
 				return err
 			}
-		} else {
-			fields["status"], fields["next_attempt_at"] = store.DeliveryFailed, nil
-			w.cfg.Logger.Info("webhook delivery failed after its last attempt", "delivery", id, "event", work.Event.ID,
-				"endpoint", work.Endpoint.ID, "attempts", attempt, "error", failure)
 		}
-		if err := tx.UpdateWebhookDelivery(ctx, id, fields); err != nil {
+		if err := tx.InsertJobs(ctx, retries); err != nil {
 			return err
 		}
-		reason := fmt.Sprintf("failing continuously for %s", w.cfg.DisableAfter)
-		disabled, err := tx.MarkEndpointFailing(ctx, work.Endpoint.ID, now, now.Add(-w.cfg.DisableAfter), reason)
-		if disabled {
-			w.cfg.Logger.Warn("disabled a webhook endpoint that kept failing", "endpoint", work.Endpoint.ID,
-				"project", work.Endpoint.ProjectID, "url", work.Endpoint.URL, "for", w.cfg.DisableAfter)
+		for id := range healthy {
+			if failing[id] == nil {
+				if err := tx.MarkEndpointHealthy(ctx, id); err != nil {
+					return err
+				}
+			}
 		}
-		return err
+		reason := fmt.Sprintf("failing continuously for %s", w.cfg.DisableAfter)
+		for _, ep := range failing {
+			disabled, err := tx.MarkEndpointFailing(ctx, ep.ID, now, now.Add(-w.cfg.DisableAfter), reason)
+			if err != nil {
+				return err
+			}
+			if disabled {
+				w.cfg.Logger.Warn("disabled a webhook endpoint that kept failing", "endpoint", ep.ID,
+					"project", ep.ProjectID, "url", ep.URL, "for", w.cfg.DisableAfter)
+			}
+		}
+		return nil
 	})
+	return make([]struct{}, len(recs)), err
 }
 
 // --- Signing ---------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/riverqueue/river"
 	"gorm.io/gorm/clause"
 )
 
@@ -286,20 +285,4 @@ func (s *Store) InsertMessages(ctx context.Context, msgs []Message, atts []Attac
 		}
 	}
 	return nil
-}
-
-// InsertEvents records many events and enqueues their webhook fan-out, as InsertEvent does one.
-func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	params := make([]river.InsertManyParams, len(evs))
-	for i := range evs {
-		evs[i].ID, evs[i].CreatedAt = NewID(PrefixEvent), now()
-		params[i] = river.InsertManyParams{Args: EventFanoutArgs{EventID: evs[i].ID, ProjectID: evs[i].ProjectID, Type: evs[i].Type}}
-	}
-	if err := s.q(ctx).CreateInBatches(&evs, 1000).Error; err != nil {
-		return translate(err, "insert events")
-	}
-	return s.InsertJobs(ctx, params)
 }

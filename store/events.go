@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // PrefixEvent is the TypeID prefix of events; an event's id is its webhook-id.
@@ -24,23 +26,76 @@ type Event struct {
 }
 
 // InsertEvent records an event; data is marshalled to JSON. Call it inside the transaction of the
-// change the event describes: it also enqueues the event's webhook fan-out job (EventFanoutArgs)
-// in that transaction.
+// change the event describes: see InsertEvents.
 func (s *Store) InsertEvent(ctx context.Context, projectID, accountID, typ string, data any) (*Event, error) {
-	b, err := json.Marshal(data)
+	e, err := NewEvent(projectID, accountID, typ, data)
 	if err != nil {
-		return nil, fmt.Errorf("store: encode %s event: %w", typ, err)
-	}
-	e := &Event{ID: NewID(PrefixEvent), ProjectID: projectID, AccountID: accountID, Type: typ, Data: string(b), CreatedAt: now()}
-	if err := s.q(ctx).Create(e).Error; err != nil {
-		return nil, translate(err, "insert event")
-	}
-	// The webhook fan-out job commits (or rolls back) with the event: no event is ever lost
-	// to webhooks, and none is announced that did not happen.
-	if err := s.InsertJob(ctx, EventFanoutArgs{EventID: e.ID, ProjectID: projectID, Type: typ}, nil); err != nil {
 		return nil, err
 	}
-	return e, nil
+	evs := []Event{e}
+	if err := s.InsertEvents(ctx, evs); err != nil {
+		return nil, err
+	}
+	return &evs[0], nil
+}
+
+// NewEvent returns an event to insert with InsertEvents; data is marshalled to JSON.
+func NewEvent(projectID, accountID, typ string, data any) (Event, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, fmt.Errorf("store: encode %s event: %w", typ, err)
+	}
+	return Event{ProjectID: projectID, AccountID: accountID, Type: typ, Data: string(b)}, nil
+}
+
+// InsertEvents records events (setting their ids and times) and fans them out to webhooks: a
+// delivery, with its first attempt's job, per enabled endpoint of the event's project subscribed
+// to its type. Call it inside the transaction of the change the events describe: the deliveries
+// commit (or roll back) with it, so no event is ever lost to webhooks and none is announced that
+// did not happen. An endpoint gets the events committed after it was created or enabled.
+func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	at := now()
+	for i := range evs {
+		evs[i].ID, evs[i].CreatedAt = NewID(PrefixEvent), at
+	}
+	if err := s.q(ctx).CreateInBatches(&evs, 1000).Error; err != nil {
+		return translate(err, "insert events")
+	}
+	projects := make([]string, len(evs))
+	for i := range evs {
+		projects[i] = evs[i].ProjectID
+	}
+	var eps []WebhookEndpoint
+	if err := s.q(ctx).Where("project_id IN ? AND enabled = ?", uniq(projects), true).Order("id").Find(&eps).Error; err != nil {
+		return translate(err, "find webhook endpoints")
+	}
+	if len(eps) == 0 {
+		return nil
+	}
+	var (
+		ds   []WebhookDelivery
+		jobs []river.InsertManyParams
+	)
+	for _, e := range evs {
+		for i := range eps {
+			if ep := &eps[i]; ep.ProjectID == e.ProjectID && ep.Subscribed(e.Type) {
+				d := WebhookDelivery{ID: NewID(PrefixWebhookDelivery), ProjectID: e.ProjectID, EndpointID: ep.ID,
+					EventID: e.ID, EventType: e.Type, Status: DeliveryPending, CreatedAt: at, UpdatedAt: at}
+				ds = append(ds, d)
+				jobs = append(jobs, river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: d.ID, Attempt: 1}})
+			}
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	if err := s.q(ctx).CreateInBatches(&ds, 1000).Error; err != nil {
+		return translate(err, "insert webhook deliveries")
+	}
+	return s.InsertJobs(ctx, jobs)
 }
 
 // ListEvents returns a project's events of one type (all types when typ is ""), newest first.

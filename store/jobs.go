@@ -69,16 +69,7 @@ func sqlTx(db *gorm.DB) *sql.Tx {
 // InsertJob enqueues a job. Inside Tx it joins the transaction: the job exists if and only if
 // the transaction commits.
 func (s *Store) InsertJob(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
-	var err error
-	if tx := sqlTx(s.db); tx != nil {
-		_, err = s.jobs.InsertTx(ctx, tx, args, opts)
-	} else {
-		_, err = s.jobs.Insert(ctx, args, opts)
-	}
-	if err != nil {
-		return fmt.Errorf("store: insert %s job: %w", args.Kind(), err)
-	}
-	return nil
+	return s.InsertJobs(ctx, []river.InsertManyParams{{Args: args, InsertOpts: opts}})
 }
 
 // InsertJobs enqueues many jobs at once, inside the current transaction if there is one.

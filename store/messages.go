@@ -383,36 +383,6 @@ func (s *Store) SetContactOptedOut(ctx context.Context, contactID string, optedO
 	return translate(err, "set contact opted out")
 }
 
-// MessageStatus reads a message's status without locking it.
-func (s *Store) MessageStatus(ctx context.Context, id string) (string, error) {
-	var status string
-	res := s.q(ctx).Model(&Message{}).Where("id = ?", id).Limit(1).Pluck("status", &status)
-	if res.Error != nil {
-		return "", translate(res.Error, "message status "+id)
-	}
-	if res.RowsAffected == 0 {
-		return "", fmt.Errorf("message status %s: %w", id, ErrNotFound)
-	}
-	return status, nil
-}
-
-// LockQueued locks, inside a transaction, up to limit other messages of a sender number that wait
-// to be sent now: queued, not scheduled, without a pacing slot yet, newest first (the oldest are
-// the ones whose own dispatch jobs run now). On PostgreSQL rows another transaction holds are
-// skipped.
-func (s *Store) LockQueued(ctx context.Context, phoneNumberID, except string, limit int) ([]Message, error) {
-	q := s.q(ctx).Where("phone_number_id = ? AND status = ? AND not_before IS NULL AND send_at IS NULL AND id <> ?",
-		phoneNumberID, StatusQueued, except).Order("id DESC").Limit(limit)
-	if s.dialect == Postgres {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"})
-	}
-	var out []Message
-	if err := q.Find(&out).Error; err != nil {
-		return nil, translate(err, "lock queued messages")
-	}
-	return out, nil
-}
-
 // BlockedAmong returns the accounts' blocks on these handsets, keyed by account id and number.
 func (s *Store) BlockedAmong(ctx context.Context, accountIDs, phones []string) (map[[2]string]BlockedNumber, error) {
 	out := map[[2]string]BlockedNumber{}
@@ -512,35 +482,6 @@ func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref s
 		out.Sender.TollFreeActive = *row.TollFreeActive
 	}
 	return out, nil
-}
-
-// FinishOutbound records the outcome of an outbound message that is `sending` or `sent` and
-// returns the message as it now is, or nil when it was not waiting for one (unknown, inbound, or
-// already final: carriers repeat receipts). status is StatusDelivered or StatusFailed; reason is
-// the failure reason of a failed one; carrierID, when not empty, fills a missing carrier id.
-func (s *Store) FinishOutbound(ctx context.Context, id, status string, at time.Time, reason, carrierID string) (*Message, error) {
-	set := "delivered_at = ?"
-	args := []any{status, at, at, at}
-	if status == StatusFailed {
-		set = "failed_at = ?, failure_reason = ?"
-		args = []any{status, at, at, at, reason}
-	}
-	var cid any
-	if carrierID != "" {
-		cid = carrierID
-	}
-	args = append(args, cid, id, DirectionOutbound, StatusSending, StatusSent)
-	var out []Message
-	err := s.q(ctx).Raw(`UPDATE messages SET status = ?, updated_at = ?, sent_at = COALESCE(sent_at, ?), `+set+`,
-		carrier_id = COALESCE(carrier_id, ?)
-		WHERE id = ? AND direction = ? AND status IN (?, ?) RETURNING *`, args...).Scan(&out).Error
-	if err != nil {
-		return nil, translate(err, "finish message "+id)
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return &out[0], nil
 }
 
 // TxAsync is Tx whose commit does not wait for the write-ahead log to reach the disk

@@ -15,13 +15,31 @@ const (
 	PrefixWebhookDelivery = "whd"
 )
 
-// QueueWebhookFanout is the job queue of EventFanoutArgs: apart from the deliveries, so that slow
-// endpoints never delay turning new events into deliveries.
+// QueueWebhookFanout is the job queue of EventFanoutArgs.
 const QueueWebhookFanout = "webhook_fanout"
 
-// EventFanoutArgs is the job InsertEvent enqueues with every event, in the event's transaction;
-// the webhook service turns it into one delivery per subscribed endpoint. It lives here so that
-// the store need not import the service that works it.
+// QueueWebhooks is the job queue of delivery attempts (DeliverWebhookArgs).
+const QueueWebhooks = "webhooks"
+
+// DeliverWebhookArgs is one delivery attempt (1-based). InsertEvents enqueues the first attempt
+// of each delivery with the event; each failed attempt inserts the next, scheduled per the retry
+// schedule, in the transaction that records the failure. The webhook service works it.
+type DeliverWebhookArgs struct {
+	DeliveryID string `json:"delivery_id"`
+	Attempt    int    `json:"attempt"`
+}
+
+// Kind names the job.
+func (DeliverWebhookArgs) Kind() string { return "webhook_delivery" }
+
+// InsertOpts puts attempts on the webhooks queue.
+func (DeliverWebhookArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueWebhooks}
+}
+
+// EventFanoutArgs is the fan-out job of one event, as releases before the inline fan-out of
+// InsertEvents enqueued it with every event; the webhook service still works the ones a database
+// may hold from then.
 type EventFanoutArgs struct {
 	EventID   string `json:"event_id"`
 	ProjectID string `json:"project_id"`
@@ -253,9 +271,11 @@ func (s *Store) EventsSince(ctx context.Context, projectID string, since time.Ti
 	return out, translate(err, "list events since")
 }
 
-// GetDeliveryWork loads a delivery with its endpoint and event in one query.
-func (s *Store) GetDeliveryWork(ctx context.Context, deliveryID string) (*DeliveryWork, error) {
-	var row struct {
+// DeliveryWorks loads deliveries with their endpoints and events in one query, keyed by
+// delivery id; ids that name no delivery are absent.
+func (s *Store) DeliveryWorks(ctx context.Context, ids []string) (map[string]*DeliveryWork, error) {
+	var rows []struct {
+		DID                  string
 		DStatus              string
 		DAttempts            int
 		EID                  string
@@ -272,26 +292,27 @@ func (s *Store) GetDeliveryWork(ctx context.Context, deliveryID string) (*Delive
 		VData                string
 		VCreatedAt           time.Time
 	}
-	res := s.q(ctx).Raw(`SELECT d.status AS d_status, d.attempts AS d_attempts,
+	err := s.q(ctx).Raw(`SELECT d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts,
 		e.id AS e_id, e.url AS e_url, e.secret AS e_secret, e.previous_secret AS e_previous_secret,
 		e.previous_secret_until AS e_previous_secret_until, e.enabled AS e_enabled, e.failing_since AS e_failing_since,
 		v.id AS v_id, v.project_id AS v_project_id, v.account_id AS v_account_id, v.type AS v_type, v.data AS v_data,
 		v.created_at AS v_created_at
 		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events v ON v.id = d.event_id
-		WHERE d.id = ?`, deliveryID).Scan(&row)
-	if res.Error != nil {
-		return nil, translate(res.Error, "get delivery work")
+		WHERE d.id IN ?`, uniq(ids)).Scan(&rows).Error
+	if err != nil {
+		return nil, translate(err, "get delivery work")
 	}
-	if res.RowsAffected == 0 {
-		return nil, fmt.Errorf("get delivery work %s: %w", deliveryID, ErrNotFound)
+	out := make(map[string]*DeliveryWork, len(rows))
+	for _, row := range rows {
+		out[row.DID] = &DeliveryWork{
+			Delivery: WebhookDelivery{ID: row.DID, ProjectID: row.VProjectID, EndpointID: row.EID, EventID: row.VID,
+				EventType: row.VType, Status: row.DStatus, Attempts: row.DAttempts},
+			Endpoint: WebhookEndpoint{ID: row.EID, ProjectID: row.VProjectID, URL: row.EURL, Secret: row.ESecret,
+				PreviousSecret: row.EPreviousSecret, PreviousSecretUntil: row.EPreviousSecretUntil, Enabled: row.EEnabled,
+				FailingSince: row.EFailingSince},
+			Event: Event{ID: row.VID, ProjectID: row.VProjectID, AccountID: row.VAccountID, Type: row.VType, Data: row.VData,
+				CreatedAt: row.VCreatedAt},
+		}
 	}
-	return &DeliveryWork{
-		Delivery: WebhookDelivery{ID: deliveryID, ProjectID: row.VProjectID, EndpointID: row.EID, EventID: row.VID,
-			EventType: row.VType, Status: row.DStatus, Attempts: row.DAttempts},
-		Endpoint: WebhookEndpoint{ID: row.EID, ProjectID: row.VProjectID, URL: row.EURL, Secret: row.ESecret,
-			PreviousSecret: row.EPreviousSecret, PreviousSecretUntil: row.EPreviousSecretUntil, Enabled: row.EEnabled,
-			FailingSince: row.EFailingSince},
-		Event: Event{ID: row.VID, ProjectID: row.VProjectID, AccountID: row.VAccountID, Type: row.VType, Data: row.VData,
-			CreatedAt: row.VCreatedAt},
-	}, nil
+	return out, nil
 }

@@ -121,33 +121,54 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	}
 	e := &OutboxEntry{Reference: m.Reference, CarrierID: store.NewID("sim"), From: m.From, To: m.To, Body: m.Body,
 		Parts: m.Segments, Encoding: m.Encoding, Media: media, Outcome: outcome, CreatedAt: c.cfg.Now().UTC()}
-	var sub carriers.Submission
-	// The core submits from its dispatch job, whose completion waits for the disk; a submission
-	// lost with the database is submitted again, so this commit need not wait.
-	err := c.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
-		res := tx.DB().WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(e)
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			var first OutboxEntry
-			if err := tx.DB().WithContext(ctx).Where("reference = ?", m.Reference).Take(&first).Error; err != nil {
-				return err
-			}
-			sub = carriers.Submission{CarrierID: first.CarrierID, Duplicate: true}
-			return nil
-		}
-		sub = carriers.Submission{CarrierID: e.CarrierID}
-		if outcome == outcomeSilent {
-			return nil
-		}
-		return tx.InsertJob(ctx, receiptArgs{Reference: m.Reference, CarrierID: e.CarrierID, Outcome: outcome},
-			&river.InsertOpts{ScheduledAt: time.Now().Add(c.cfg.Latency)})
-	})
+	sub, err := c.submits.Do(ctx, e)
 	if err != nil {
 		return carriers.Submission{}, fmt.Errorf("sim: submit %s: %w", m.Reference, err)
 	}
 	return sub, nil
+}
+
+// store puts concurrent submissions in the outbox and schedules their receipts, in one
+// transaction. A reference already in the outbox (or twice in the batch) stores nothing and
+// answers with the first submission's carrier id and Duplicate set.
+func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Submission, error) {
+	refs := make([]string, len(es))
+	for i, e := range es {
+		refs[i] = e.Reference
+	}
+	out := make([]carriers.Submission, len(es))
+	// The core submits from its dispatch jobs, whose completion waits for the disk; a submission
+	// lost with the database is submitted again, so this commit need not wait.
+	err := c.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
+		db := tx.DB().WithContext(ctx)
+		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&es).Error; err != nil {
+			return err
+		}
+		var stored []OutboxEntry
+		if err := db.Select("reference", "carrier_id").Where("reference IN ?", refs).Find(&stored).Error; err != nil {
+			return err
+		}
+		first := make(map[string]string, len(stored))
+		for _, e := range stored {
+			first[e.Reference] = e.CarrierID
+		}
+		var receipts []river.InsertManyParams
+		fresh := map[string]bool{}
+		for i, e := range es {
+			cid := first[e.Reference]
+			out[i] = carriers.Submission{CarrierID: cid, Duplicate: cid != e.CarrierID || fresh[e.Reference]}
+			if out[i].Duplicate {
+				continue
+			}
+			if fresh[e.Reference] = true; e.Outcome == outcomeSilent {
+				continue
+			}
+			receipts = append(receipts, river.InsertManyParams{Args: receiptArgs{Reference: e.Reference, CarrierID: cid, Outcome: e.Outcome},
+				InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(c.cfg.Latency)}})
+		}
+		return tx.InsertJobs(ctx, receipts)
+	})
+	return out, err
 }
 
 // Inbound injects a message from a handset (From) to one of our numbers (To), as a carrier

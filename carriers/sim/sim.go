@@ -48,6 +48,8 @@ type Carrier struct {
 	mu sync.Mutex
 	// flaky counts the submissions of each reference to FlakyNumber.
 	flaky map[string]int
+	// submits stores concurrent submissions in one transaction.
+	submits *store.Batcher[*OutboxEntry, carriers.Submission]
 }
 
 // New returns the simulated carrier.
@@ -67,7 +69,9 @@ func New(cfg Config) (*Carrier, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Carrier{cfg: cfg, flaky: map[string]int{}}, nil
+	c := &Carrier{cfg: cfg, flaky: map[string]int{}}
+	c.submits = store.NewBatcher(200, 3, c.store)
+	return c, nil
 }
 
 // Name reports "sim".

@@ -1,0 +1,124 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Batcher coalesces concurrent calls into shared transactions (a group commit): each call of Do
+// waits while its item joins the next batch, and one flush handles every item of the batch, so
+// that N concurrent job workers cost one round of statements and one commit instead of N. A lone
+// call is flushed at once, alone: batching adds no delay, it only happens while flushes are busy.
+//
+// The flush sees one item per call and returns one result per item, in order; a flush error
+// fails the whole batch, whose items are then flushed again one by one, so that one bad item
+// cannot hold back the others.
+type Batcher[T, R any] struct {
+	// flush handles a batch; it returns one result per item, in order.
+	flush func(ctx context.Context, items []T) ([]R, error)
+	// max is the most items of one flush; parallel the most flushes at a time.
+	max, parallel int
+
+	mu      sync.Mutex
+	pending []*batchCall[T, R]
+	active  int
+}
+
+type batchCall[T, R any] struct {
+	ctx  context.Context
+	item T
+	res  R
+	err  error
+	done chan struct{}
+}
+
+// flushTimeout bounds one flush, which does not end with the context of the call that started
+// it: the batch holds other calls too.
+const flushTimeout = 30 * time.Second
+
+// NewBatcher returns a batcher of at most max items per flush and at most parallel flushes at a
+// time.
+func NewBatcher[T, R any](max, parallel int, flush func(ctx context.Context, items []T) ([]R, error)) *Batcher[T, R] {
+	return &Batcher[T, R]{flush: flush, max: max, parallel: parallel}
+}
+
+// Do adds item to the next batch and returns its result once that batch is flushed.
+func (b *Batcher[T, R]) Do(ctx context.Context, item T) (R, error) {
+	c := &batchCall[T, R]{ctx: ctx, item: item, done: make(chan struct{})}
+	b.mu.Lock()
+	b.pending = append(b.pending, c)
+	start := b.active < b.parallel
+	if start {
+		b.active++
+	}
+	b.mu.Unlock()
+	if start {
+		go b.run()
+	}
+	<-c.done
+	return c.res, c.err
+}
+
+// run flushes batches until none is pending.
+func (b *Batcher[T, R]) run() {
+	for {
+		b.mu.Lock()
+		n := min(len(b.pending), b.max)
+		if n == 0 {
+			b.active--
+			b.mu.Unlock()
+			return
+		}
+		calls := make([]*batchCall[T, R], n)
+		copy(calls, b.pending)
+		b.pending = append(b.pending[:0:0], b.pending[n:]...)
+		b.mu.Unlock()
+		b.flushCalls(calls)
+	}
+}
+
+func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) {
+	defer func() {
+		for _, c := range calls {
+			close(c.done)
+		}
+	}()
+	// Calls whose caller gave up are dropped; the others share the flush.
+	live := calls[:0:0]
+	for _, c := range calls {
+		if err := c.ctx.Err(); err != nil {
+			c.err = err
+			continue
+		}
+		live = append(live, c)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), flushTimeout)
+	defer cancel()
+	items := make([]T, len(live))
+	for i, c := range live {
+		items[i] = c.item
+	}
+	res, err := b.flush(ctx, items)
+	if err == nil {
+		for i, c := range live {
+			c.res = res[i]
+		}
+		return
+	}
+	if len(live) == 1 {
+		live[0].err = err
+		return
+	}
+	for _, c := range live {
+		r, err := b.flush(ctx, []T{c.item})
+		if err != nil {
+			c.err = err
+			continue
+		}
+		c.res = r[0]
+	}
+}
