@@ -53,7 +53,7 @@ type Config struct {
 	// URL is a postgres:// (or postgresql://) URL for PostgreSQL, or a SQLite file path, optionally
 	// prefixed with sqlite://. Required.
 	URL string
-	// MaxOpenConns caps the connection pool. Defaults to 20 on PostgreSQL and 8 on SQLite.
+	// MaxOpenConns caps the connection pool. Defaults to 40 on PostgreSQL and 8 on SQLite.
 	MaxOpenConns int
 	// Logger receives slow-query and error logs. Defaults to slog.Default().
 	Logger *slog.Logger
@@ -97,7 +97,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		// statements would prepare and close them again inside every transaction.
 		db, err = gorm.Open(postgres.Open(cfg.URL), gcfg)
 		if maxOpen == 0 {
-			maxOpen = 20
+			maxOpen = 40
 		}
 	} else {
 		dialect = SQLite

@@ -2,8 +2,10 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -65,7 +67,7 @@ type OutboxEntry struct {
 // TableName is the simulated carrier's outbox table.
 func (OutboxEntry) TableName() string { return "sim_outbox" }
 
-// receiptArgs is the job that reports a message's fate after the simulated latency.
+// receiptArgs is a message's fate; alone, the job that reports it after the simulated latency.
 type receiptArgs struct {
 	Reference string `json:"reference"`
 	CarrierID string `json:"carrier_id"`
@@ -81,15 +83,52 @@ type receiptWorker struct {
 }
 
 func (w *receiptWorker) Work(ctx context.Context, j *river.Job[receiptArgs]) error {
-	rc := &carriers.Receipt{Reference: j.Args.Reference, CarrierID: j.Args.CarrierID, Status: carriers.ReceiptDelivered, At: w.c.cfg.Now()}
-	if j.Args.Outcome != outcomeDelivered {
-		rc.Status, rc.FailureReason = carriers.ReceiptFailed, j.Args.Outcome
-	}
-	return w.c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Receipt: rc})
+	return w.c.report(ctx, j.Args)
 }
 
-// registerMessageWorkers adds the receipt worker.
+// receiptsArgs is the job that reports the fates of the messages of one batch of submissions
+// after the simulated latency: one job per batch rather than per message.
+type receiptsArgs struct {
+	Receipts []receiptArgs `json:"receipts"`
+}
+
+// Kind names the job.
+func (receiptsArgs) Kind() string { return "sim_receipts" }
+
+type receiptsWorker struct {
+	river.WorkerDefaults[receiptsArgs]
+	c *Carrier
+}
+
+// Work reports the receipts at once, so that the core records them together. An error runs
+// them all again: the core ignores a receipt it has recorded already, as with real carriers.
+func (w *receiptsWorker) Work(ctx context.Context, j *river.Job[receiptsArgs]) error {
+	errs := make([]error, len(j.Args.Receipts))
+	var wg sync.WaitGroup
+	for i, a := range j.Args.Receipts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = w.c.report(ctx, a)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// report reports one message's fate.
+func (c *Carrier) report(ctx context.Context, a receiptArgs) error {
+	rc := &carriers.Receipt{Reference: a.Reference, CarrierID: a.CarrierID, Status: carriers.ReceiptDelivered, At: c.cfg.Now()}
+	if a.Outcome != outcomeDelivered {
+		rc.Status, rc.FailureReason = carriers.ReceiptFailed, a.Outcome
+	}
+	return c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Receipt: rc})
+}
+
+// registerMessageWorkers adds the receipt workers (receiptWorker for the jobs of one receipt that
+// earlier releases enqueued).
 func (c *Carrier) registerMessageWorkers(w *river.Workers) {
+	river.AddWorker(w, &receiptsWorker{c: c})
 	river.AddWorker(w, &receiptWorker{c: c})
 }
 
@@ -152,7 +191,7 @@ func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Subm
 		for _, e := range stored {
 			first[e.Reference] = e.CarrierID
 		}
-		var receipts []river.InsertManyParams
+		var receipts []receiptArgs
 		fresh := map[string]bool{}
 		for i, e := range es {
 			cid := first[e.Reference]
@@ -163,10 +202,12 @@ func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Subm
 			if fresh[e.Reference] = true; e.Outcome == outcomeSilent {
 				continue
 			}
-			receipts = append(receipts, river.InsertManyParams{Args: receiptArgs{Reference: e.Reference, CarrierID: cid, Outcome: e.Outcome},
-				InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(c.cfg.Latency)}})
+			receipts = append(receipts, receiptArgs{Reference: e.Reference, CarrierID: cid, Outcome: e.Outcome})
 		}
-		return tx.InsertJobs(ctx, receipts)
+		if len(receipts) == 0 {
+			return nil
+		}
+		return tx.InsertJob(ctx, receiptsArgs{Receipts: receipts}, &river.InsertOpts{ScheduledAt: time.Now().Add(c.cfg.Latency)})
 	})
 	return out, err
 }
