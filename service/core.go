@@ -148,11 +148,14 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error) {
 	// Message dispatch has its own queue, so that it is fetched apart from carrier reports and
 	// housekeeping; idle workers poll every 25 ms so a queued message waits little for a worker.
+	// Many workers per queue make large group commits (see store.Batcher): the dispatches and
+	// receipts that run at the same time share their transactions.
 	return c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping(),
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 200},
 			// Blast fan-out batches are large transactions: a few at a time keep the pool for dispatch.
 			BlastsQueue: {MaxWorkers: 4},
 			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers.
+			// The fan-out queue only drains the fan-out jobs of earlier releases.
 			store.QueueWebhookFanout: {MaxWorkers: 2}, WebhooksQueue: {MaxWorkers: 100}},
 		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter})
 }

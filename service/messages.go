@@ -450,7 +450,7 @@ const resubmitAfter = 10 * time.Second
 // and the most such transactions at a time.
 const (
 	outboundBatch    = 200
-	outboundParallel = 3
+	outboundParallel = 1
 )
 
 // claim is what a dispatch learned when it claimed its message: the message to submit (nil when

@@ -84,10 +84,9 @@ type WebhooksConfig struct {
 }
 
 // Webhooks delivers every event to the endpoints of its project, signed (Standard Webhooks,
-// plus the deprecated svc-signature), at least once: InsertEvent enqueues a fan-out job in the
-// event's transaction, the fan-out creates one delivery per subscribed endpoint with its first
-// attempt job, and each failed attempt schedules the next per RetrySchedule in the same
-// transaction that records it. Operators manage endpoints, inspect and replay deliveries.
+// plus the deprecated svc-signature), at least once: InsertEvent creates, in the event's
+// transaction, one delivery per subscribed endpoint with its first attempt job, and each failed
+// attempt schedules the next per RetrySchedule in the same transaction that records it. Operators manage endpoints, inspect and replay deliveries.
 type Webhooks struct {
 	cfg    WebhooksConfig
 	client *http.Client
@@ -126,7 +125,8 @@ func NewWebhooks(cfg WebhooksConfig) (*Webhooks, error) {
 	return w, nil
 }
 
-// Register adds the fan-out and delivery workers.
+// Register adds the delivery worker, and the fan-out worker of the fan-out jobs that earlier
+// releases enqueued with every event.
 func (w *Webhooks) Register(workers *river.Workers) {
 	river.AddWorker(workers, &fanoutWorker{w: w})
 	river.AddWorker(workers, &deliveryWorker{w: w})

@@ -70,7 +70,7 @@ func New(cfg Config) (*Carrier, error) {
 		cfg.Logger = slog.Default()
 	}
 	c := &Carrier{cfg: cfg, flaky: map[string]int{}}
-	c.submits = store.NewBatcher(200, 3, c.store)
+	c.submits = store.NewBatcher(200, 1, c.store)
 	return c, nil
 }
 
