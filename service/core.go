@@ -154,9 +154,10 @@ func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error)
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 200},
 			// Blast fan-out batches are large transactions: a few at a time keep the pool for dispatch.
 			BlastsQueue: {MaxWorkers: 4},
-			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers.
+			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers; they
+			// also keep a fast endpoint's deliveries in large group commits.
 			// The fan-out queue only drains the fan-out jobs of earlier releases.
-			store.QueueWebhookFanout: {MaxWorkers: 2}, WebhooksQueue: {MaxWorkers: 100}},
+			store.QueueWebhookFanout: {MaxWorkers: 2}, WebhooksQueue: {MaxWorkers: 400}},
 		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter})
 }
 
