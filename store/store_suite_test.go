@@ -8,6 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega/gstruct"
 	"github.com/riverqueue/river"
 	"go.jetify.com/typeid"
 
@@ -89,6 +90,69 @@ var _ = Describe("Jobs", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(accounts).To(HaveLen(1))
 		Expect(accounts[0].Name).To(Equal("kept"))
+	})
+})
+
+type optsArgs struct {
+	N int `json:"n"`
+}
+
+func (optsArgs) Kind() string { return "store_test_opts" }
+
+func (optsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: "store_test", Priority: 2}
+}
+
+type uniqueArgs struct {
+	N int `json:"n"`
+}
+
+func (uniqueArgs) Kind() string { return "store_test_unique" }
+
+func (uniqueArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: "store_test", UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+var _ = Describe("Job options", func() {
+	type jobRow struct {
+		Args        string
+		Queue       string
+		Priority    int
+		MaxAttempts int
+		State       string
+		ScheduledAt time.Time
+	}
+	rows := func(ctx context.Context, kind string) []jobRow {
+		var out []jobRow
+		Expect(st.DB().WithContext(ctx).Raw(`SELECT args, queue, priority, max_attempts, state, scheduled_at FROM river_job
+			WHERE kind = ? ORDER BY id`, kind).Scan(&out).Error).To(Succeed())
+		return out
+	}
+
+	It("writes the insert's options over the args' own over River's defaults", func(ctx context.Context) {
+		later := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+		Expect(st.Tx(ctx, func(tx *store.Store) error {
+			return tx.InsertJobs(ctx, []river.InsertManyParams{
+				{Args: optsArgs{N: 1}},
+				{Args: optsArgs{N: 2}, InsertOpts: &river.InsertOpts{MaxAttempts: 3, Priority: 4}},
+				{Args: optsArgs{N: 3}, InsertOpts: &river.InsertOpts{ScheduledAt: later}},
+			})
+		})).To(Succeed())
+		got := rows(ctx, "store_test_opts")
+		Expect(got).To(HaveLen(3))
+		Expect(got[0].Args).To(MatchJSON(`{"n":1}`))
+		Expect(got[0]).To(MatchFields(IgnoreExtras, Fields{"Queue": Equal("store_test"), "Priority": Equal(2),
+			"MaxAttempts": Equal(river.MaxAttemptsDefault), "State": Equal("available")}))
+		Expect(got[1]).To(MatchFields(IgnoreExtras, Fields{"Priority": Equal(4), "MaxAttempts": Equal(3), "State": Equal("available")}))
+		Expect(got[2].State).To(Equal("scheduled"))
+		Expect(got[2].ScheduledAt).To(BeTemporally("~", later, time.Second))
+	})
+
+	It("leaves jobs with unique options to River, which inserts a duplicate once", func(ctx context.Context) {
+		for range 2 {
+			Expect(st.InsertJob(ctx, uniqueArgs{N: 7}, nil)).To(Succeed())
+		}
+		Expect(rows(ctx, "store_test_unique")).To(HaveLen(1))
 	})
 })
 

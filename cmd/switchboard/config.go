@@ -58,6 +58,10 @@ type Config struct {
 	// WebhookAllowPrivate lets webhook endpoints resolve to private, loopback and link-local
 	// addresses. Defaults to false (`make run` sets it for local development).
 	WebhookAllowPrivate bool
+	// VerificationSender is the number verification codes are sent from, normalised to E.164. It
+	// must be a number the installation holds; that is checked when a verification is created,
+	// not here. Defaults to empty: the shared demo number.
+	VerificationSender string
 	// Twilio configures the Twilio adapter (see carrier_twilio.go); required when Carrier is twilio.
 	Twilio TwilioConfig
 	// SMPP configures the SMPP adapter (see carrier_smpp.go); required when Carrier is smpp.
@@ -93,8 +97,9 @@ func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
 	bindSMPP(fs, &c.SMPP)
 	var reviewDelay string
 	fs.StringVar(&reviewDelay, "sim-review-delay", env("SIM_REVIEW_DELAY", "2s"), "simulated campaign review time (SWITCHBOARD_SIM_REVIEW_DELAY)")
-	var simLatency, rescueAfter, webhookPrivate string
+	var simLatency, rescueAfter, webhookPrivate, verificationSender string
 	fs.StringVar(&webhookPrivate, "webhook-allow-private", env("WEBHOOK_ALLOW_PRIVATE", "false"), "deliver webhooks to private, loopback and link-local addresses (SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE)")
+	fs.StringVar(&verificationSender, "verification-sender", env("VERIFICATION_SENDER", ""), "E.164 number, held by this installation, that verification codes are sent from (SWITCHBOARD_VERIFICATION_SENDER); default: the shared demo number")
 	fs.StringVar(&simLatency, "sim-latency", env("SIM_LATENCY", "500ms"), "simulated delivery receipt latency (SWITCHBOARD_SIM_LATENCY)")
 	fs.StringVar(&rescueAfter, "job-rescue-after", env("JOB_RESCUE_AFTER", "5m"), "how long a job may run before another instance takes it over (SWITCHBOARD_JOB_RESCUE_AFTER)")
 	paceFlags := []struct {
@@ -167,6 +172,11 @@ func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
 		c.AutoMigrate = b
 		if c.WebhookAllowPrivate, err = strconv.ParseBool(webhookPrivate); err != nil {
 			return fmt.Errorf("SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE / --webhook-allow-private: %q is not true or false", webhookPrivate)
+		}
+		if verificationSender != "" {
+			if c.VerificationSender, err = service.NormalizeE164(verificationSender); err != nil {
+				return fmt.Errorf("SWITCHBOARD_VERIFICATION_SENDER / --verification-sender: %q %w", verificationSender, err)
+			}
 		}
 		if c.RateLimit, err = strconv.ParseFloat(rateLimit, 64); err != nil || c.RateLimit < 0 {
 			return fmt.Errorf("SWITCHBOARD_RATE_LIMIT / --rate-limit: %q is not a non-negative number", rateLimit)

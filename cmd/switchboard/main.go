@@ -401,7 +401,7 @@ func buildCore(cfg *Config, st *store.Store, log *slog.Logger) (*service.Core, m
 	routes := map[string]http.Handler{}
 	core, err := service.NewCore(service.CoreConfig{
 		Store: st, PublicURL: cfg.PublicURL, Logger: log, Pacing: cfg.Pacing, JobRescueAfter: cfg.JobRescueAfter,
-		WebhookAllowPrivate: cfg.WebhookAllowPrivate,
+		WebhookAllowPrivate: cfg.WebhookAllowPrivate, VerificationSender: cfg.VerificationSender,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
 			var adapters []carriers.Carrier
 			switch cfg.Carrier {

@@ -412,6 +412,7 @@ var _ = Describe("switchboard", func() {
 			Entry("a TLS certificate without its key", "TLS_KEY", "--tls-cert=/etc/ssl/cert.pem"),
 			Entry("a TLS key without its certificate", "TLS_CERT", "--tls-key=/etc/ssl/key.pem"),
 			Entry("auto-migrate that is not a boolean", "AUTO_MIGRATE", "--auto-migrate=maybe"),
+			Entry("a verification sender that is not a phone number", "VERIFICATION_SENDER", "--verification-sender=demo"),
 		)
 
 		It("reads a bad setting from its SWITCHBOARD_ variable too", func() {
