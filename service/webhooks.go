@@ -536,31 +536,39 @@ func (w *Webhooks) recordAll(ctx context.Context, recs []attemptRecord) ([]struc
 	err := w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
 		var retries []river.InsertManyParams
 		healthy, failing := map[string]bool{}, map[string]*store.WebhookEndpoint{}
+		type outcome struct{ attempt, status int }
+		succeeded := map[outcome][]string{} // successes share an UPDATE per attempt number and status
 		for _, r := range recs {
+			id, ep := r.work.Delivery.ID, &r.work.Endpoint
+			if r.failure == "" {
+				k := outcome{r.attempt, r.status}
+				succeeded[k] = append(succeeded[k], id)
+				if ep.FailingSince != nil {
+					healthy[ep.ID] = true
+				}
+				continue
+			}
 			var lastStatus *int
 			if r.status != 0 {
 				lastStatus = &r.status
 			}
-			id, ep := r.work.Delivery.ID, &r.work.Endpoint
-			fields := map[string]any{"attempts": r.attempt, "last_status": lastStatus, "updated_at": now}
-			switch next, retry := NextWebhookAttempt(w.cfg.RetrySchedule, r.attempt, now); {
-			case r.failure == "":
-				fields["status"], fields["last_error"], fields["next_attempt_at"], fields["delivered_at"] = store.DeliverySucceeded, nil, nil, now
-				if ep.FailingSince != nil {
-					healthy[ep.ID] = true
-				}
-			case retry:
-				fields["last_error"], fields["next_attempt_at"] = r.failure, next
+			fields := map[string]any{"attempts": r.attempt, "last_status": lastStatus, "last_error": r.failure, "updated_at": now}
+			if next, retry := NextWebhookAttempt(w.cfg.RetrySchedule, r.attempt, now); retry {
+				fields["next_attempt_at"] = next
 				retries = append(retries, river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: id, Attempt: r.attempt + 1},
 					InsertOpts: &river.InsertOpts{ScheduledAt: next}})
-				failing[ep.ID] = ep
-			default:
-				fields["status"], fields["last_error"], fields["next_attempt_at"] = store.DeliveryFailed, r.failure, nil
-				failing[ep.ID] = ep
+			} else {
+				fields["status"], fields["next_attempt_at"] = store.DeliveryFailed, nil
 				w.cfg.Logger.Info("webhook delivery failed after its last attempt", "delivery", id, "event", r.work.Event.ID,
 					"endpoint", ep.ID, "attempts", r.attempt, "error", r.failure)
 			}
+			failing[ep.ID] = ep
 			if err := tx.UpdateWebhookDelivery(ctx, id, fields); err != nil {
+				return err
+			}
+		}
+		for k, ids := range succeeded {
+			if err := tx.SucceedDeliveries(ctx, ids, k.attempt, k.status, now); err != nil {
 				return err
 			}
 		}

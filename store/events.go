@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -58,22 +59,14 @@ func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 		return nil
 	}
 	at := now()
-	for i := range evs {
-		evs[i].ID, evs[i].CreatedAt = NewID(PrefixEvent), at
-	}
-	if err := s.q(ctx).CreateInBatches(&evs, 1000).Error; err != nil {
-		return translate(err, "insert events")
-	}
 	projects := make([]string, len(evs))
 	for i := range evs {
+		evs[i].ID, evs[i].CreatedAt = NewID(PrefixEvent), at
 		projects[i] = evs[i].ProjectID
 	}
-	var eps []WebhookEndpoint
-	if err := s.q(ctx).Where("project_id IN ? AND enabled = ?", uniq(projects), true).Order("id").Find(&eps).Error; err != nil {
-		return translate(err, "find webhook endpoints")
-	}
-	if len(eps) == 0 {
-		return nil
+	eps, err := s.insertEventsFindEndpoints(ctx, evs, uniq(projects))
+	if err != nil || len(eps) == 0 {
+		return err
 	}
 	var (
 		ds   []WebhookDelivery
@@ -92,10 +85,77 @@ func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	if err := s.q(ctx).CreateInBatches(&ds, 1000).Error; err != nil {
-		return translate(err, "insert webhook deliveries")
+	return s.insertDeliveries(ctx, ds, jobs)
+}
+
+// eventsPerStatement bounds the rows of one INSERT (PostgreSQL takes at most 65,535 parameters).
+const eventsPerStatement = 1000
+
+// insertEventsFindEndpoints inserts events and returns the enabled webhook endpoints of the
+// projects; on PostgreSQL each statement does both, one round trip instead of two.
+func (s *Store) insertEventsFindEndpoints(ctx context.Context, evs []Event, projects []string) ([]WebhookEndpoint, error) {
+	var eps []WebhookEndpoint
+	if s.dialect != Postgres {
+		if err := s.q(ctx).CreateInBatches(&evs, eventsPerStatement).Error; err != nil {
+			return nil, translate(err, "insert events")
+		}
+		err := s.q(ctx).Where("project_id IN ? AND enabled = ?", projects, true).Order("id").Find(&eps).Error
+		return eps, translate(err, "find webhook endpoints")
 	}
-	return s.InsertJobs(ctx, jobs)
+	for len(evs) > 0 {
+		n := min(len(evs), eventsPerStatement)
+		var sb strings.Builder
+		sb.WriteString("WITH e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at) VALUES ")
+		args := make([]any, 0, 6*n+2)
+		for i, e := range evs[:n] {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString("(?, ?, ?, ?, ?, ?)")
+			args = append(args, e.ID, e.ProjectID, e.AccountID, e.Type, e.Data, e.CreatedAt)
+		}
+		sb.WriteString(") SELECT * FROM webhook_endpoints WHERE project_id IN ? AND enabled = ? ORDER BY id")
+		args = append(args, projects, true)
+		eps = nil
+		if err := s.q(ctx).Raw(sb.String(), args...).Scan(&eps).Error; err != nil {
+			return nil, translate(err, "insert events")
+		}
+		evs = evs[n:]
+	}
+	return eps, nil
+}
+
+// insertDeliveries inserts deliveries and their first attempts' jobs; on PostgreSQL one
+// statement does both.
+func (s *Store) insertDeliveries(ctx context.Context, ds []WebhookDelivery, jobs []river.InsertManyParams) error {
+	rows, plain := plainJobs(jobs, time.Now())
+	if s.dialect != Postgres || !plain {
+		if err := s.q(ctx).CreateInBatches(&ds, eventsPerStatement).Error; err != nil {
+			return translate(err, "insert webhook deliveries")
+		}
+		return s.InsertJobs(ctx, jobs)
+	}
+	for len(ds) > 0 {
+		n := min(len(ds), eventsPerStatement)
+		var sb strings.Builder
+		sb.WriteString(`WITH d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status,
+			attempts, created_at, updated_at) VALUES `)
+		args := make([]any, 0, 16*n)
+		for i, d := range ds[:n] {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
+			args = append(args, d.ID, d.ProjectID, d.EndpointID, d.EventID, d.EventType, d.Status, d.Attempts, d.CreatedAt, d.UpdatedAt)
+		}
+		sb.WriteString(") ")
+		args = appendPlainJobs(&sb, args, rows[:n])
+		if err := s.q(ctx).Exec(sb.String(), args...).Error; err != nil {
+			return translate(err, "insert webhook deliveries")
+		}
+		ds, rows = ds[n:], rows[n:]
+	}
+	return nil
 }
 
 // ListEvents returns a project's events of one type (all types when typ is ""), newest first.

@@ -157,21 +157,26 @@ func (s *Store) insertPlainJobs(ctx context.Context, jobs []plainJob) error {
 	for len(jobs) > 0 {
 		n := min(len(jobs), perStatement)
 		var sb strings.Builder
-		sb.WriteString("INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state) VALUES ")
-		args := make([]any, 0, 7*n)
-		for i, j := range jobs[:n] {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString("(?::jsonb, ?, ?, ?, ?, ?, ?::river_job_state)")
-			args = append(args, string(j.args), j.kind, j.maxAttempts, j.priority, j.queue, j.scheduledAt.UTC(), string(j.state))
-		}
+		args := appendPlainJobs(&sb, make([]any, 0, 7*n), jobs[:n])
 		if err := s.q(ctx).Exec(sb.String(), args...).Error; err != nil {
 			return fmt.Errorf("store: insert %d jobs: %w", n, err)
 		}
 		jobs = jobs[n:]
 	}
 	return nil
+}
+
+// appendPlainJobs writes the INSERT of jobs into sb and returns args with its parameters.
+func appendPlainJobs(sb *strings.Builder, args []any, jobs []plainJob) []any {
+	sb.WriteString("INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state) VALUES ")
+	for i, j := range jobs {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("(?::jsonb, ?, ?, ?, ?, ?, ?::river_job_state)")
+		args = append(args, string(j.args), j.kind, j.maxAttempts, j.priority, j.queue, j.scheduledAt.UTC(), string(j.state))
+	}
+	return args
 }
 
 // WorkerConfig configures the job workers of one instance.

@@ -180,6 +180,14 @@ func (s *Store) UpdateWebhookEndpoint(ctx context.Context, id string, fields map
 	return nil
 }
 
+// SucceedDeliveries records deliveries whose attempt number attempt succeeded with HTTP status
+// at at.
+func (s *Store) SucceedDeliveries(ctx context.Context, ids []string, attempt, status int, at time.Time) error {
+	err := s.q(ctx).Model(&WebhookDelivery{}).Where("id IN ?", ids).Updates(map[string]any{"status": DeliverySucceeded,
+		"attempts": attempt, "last_status": status, "last_error": nil, "next_attempt_at": nil, "delivered_at": at, "updated_at": at}).Error
+	return translate(err, "record webhook deliveries")
+}
+
 // MarkEndpointHealthy clears an endpoint's failure streak after a success.
 func (s *Store) MarkEndpointHealthy(ctx context.Context, id string) error {
 	return translate(s.q(ctx).Exec("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL", id).Error,

@@ -76,6 +76,16 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 		start := time.Now()
 		measureFrom, end := start.Add(b.opts.Warmup), start.Add(b.opts.Warmup+b.duration)
 		var produced, produceErrs atomic.Int64
+		if b.opts.CPUProfile != "" {
+			pctx, cancel := context.WithDeadline(ctx, end)
+			stop, err := profileWindow(pctx, fmt.Sprintf("%s-%s-webhooks.pprof", b.opts.CPUProfile, db.Name), b.opts.Warmup)
+			if err != nil {
+				cancel()
+				return err
+			}
+			defer stop()
+			defer cancel()
+		}
 		var wg sync.WaitGroup
 		interval := time.Duration(float64(time.Second) * webhookProducers / webhookOfferedRate)
 		for i := range webhookProducers {
