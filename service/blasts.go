@@ -130,7 +130,7 @@ func (b *Blasts) Create(ctx context.Context, p BlastParams) (*BlastView, error) 
 		blast.Body = nil
 	}
 	err = st.Tx(ctx, func(tx *store.Store) error {
-		sc, err := tx.LoadSendContext(ctx, p.ProjectID, p.AccountID, from)
+		sc, err := tx.LoadSendContext(ctx, p.ProjectID, p.AccountID, from, "")
 		if err != nil {
 			return err
 		}

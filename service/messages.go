@@ -217,7 +217,7 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 	}
 	view := &store.MessageView{Attachments: atts}
 	err = m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		sc, err := tx.LoadSendContext(ctx, p.ProjectID, p.AccountID, from)
+		sc, err := tx.LoadSendContext(ctx, p.ProjectID, p.AccountID, from, recipient)
 		if err != nil {
 			return err
 		}
@@ -229,7 +229,11 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 			return err
 		}
 		contact.ProjectID, contact.AccountID = p.ProjectID, p.AccountID
-		pair, err := tx.ResolvePair(ctx, contact, sender.ID, now)
+		var known *store.Pair
+		if sc.Sender != nil && sc.Sender.ID == sender.ID {
+			known = sc.Known // read with the sender; a demo send goes through another number
+		}
+		pair, err := tx.ResolvePair(ctx, contact, sender.ID, now, known)
 		if err != nil {
 			return err
 		}
@@ -254,11 +258,8 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 			seg := Segment(short)
 			msg.Body, msg.Encoding, msg.Segments, msg.Type = &short, seg.Encoding, seg.Segments, MessageType(seg, len(p.Attachments))
 		}
-		if err := tx.InsertMessage(ctx, msg, atts); err != nil {
-			return err
-		}
 		view.Contact, view.PhoneNumber = *pair.Contact, *sender
-		return tx.InsertJob(ctx, dispatchArgs{MessageID: msg.ID}, dispatchOpts(msg.SendAt))
+		return tx.InsertMessageAndJob(ctx, msg, atts, river.InsertManyParams{Args: dispatchArgs{MessageID: msg.ID}, InsertOpts: dispatchOpts(msg.SendAt)})
 	})
 	if err != nil {
 		return nil, err

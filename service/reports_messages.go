@@ -123,7 +123,7 @@ func (m *Messages) receive(ctx context.Context, carrier string, in *carriers.Inb
 		if err != nil {
 			return err
 		}
-		pair, err := tx.ResolvePair(ctx, store.Contact{ProjectID: projectID, AccountID: accountID, PhoneNumber: from}, num.ID, at)
+		pair, err := tx.ResolvePair(ctx, store.Contact{ProjectID: projectID, AccountID: accountID, PhoneNumber: from}, num.ID, at, nil)
 		if err != nil {
 			return err
 		}

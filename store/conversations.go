@@ -40,8 +40,10 @@ type Pair struct {
 // ResolvePair finds or creates, inside the caller's transaction, the account's contact with the
 // phone number (created from init, whose other fields fill a new contact only) and its
 // conversation with the phone number phoneNumberID. Concurrent callers agree on one contact and
-// one conversation: inserts that lose a race are ignored and the winner's row is read.
-func (s *Store) ResolvePair(ctx context.Context, init Contact, phoneNumberID string, at time.Time) (*Pair, error) {
+// one conversation: inserts that lose a race are ignored and the winner's row is read. known,
+// when not nil, is what the caller read already in the transaction (SendContext.Known), which
+// saves reading it again.
+func (s *Store) ResolvePair(ctx context.Context, init Contact, phoneNumberID string, at time.Time, known *Pair) (*Pair, error) {
 	type row struct {
 		Contact       `gorm:"embedded"`
 		ConvID        *string
@@ -61,9 +63,17 @@ func (s *Store) ResolvePair(ctx context.Context, init Contact, phoneNumberID str
 		return &r, nil
 	}
 	p := &Pair{}
-	r, err := find()
-	if err != nil {
-		return nil, err
+	var r *row
+	var err error
+	switch {
+	case known == nil:
+		if r, err = find(); err != nil {
+			return nil, err
+		}
+	case known.Contact != nil && known.Conversation != nil:
+		return &Pair{Contact: known.Contact, Conversation: known.Conversation}, nil
+	case known.Contact != nil:
+		r = &row{Contact: *known.Contact}
 	}
 	if r == nil {
 		c := init

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -166,15 +167,29 @@ func (s *Store) insertPlainJobs(ctx context.Context, jobs []plainJob) error {
 	return nil
 }
 
-// appendPlainJobs writes the INSERT of jobs into sb and returns args with its parameters.
-func appendPlainJobs(sb *strings.Builder, args []any, jobs []plainJob) []any {
+// appendPlainJobs writes the INSERT of jobs into sb and returns args with its parameters, as
+// gorm's ? placeholders, or as $n when numbered (n counts on from the parameters in args).
+func appendPlainJobs(sb *strings.Builder, args []any, jobs []plainJob, numbered ...bool) []any {
+	ph := func() string { return "?" }
+	if len(numbered) > 0 && numbered[0] {
+		ph = func() string { return "$" + strconv.Itoa(len(args)+1) }
+	}
 	sb.WriteString("INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state) VALUES ")
 	for i, j := range jobs {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		sb.WriteString("(?::jsonb, ?, ?, ?, ?, ?, ?::river_job_state)")
-		args = append(args, string(j.args), j.kind, j.maxAttempts, j.priority, j.queue, j.scheduledAt.UTC(), string(j.state))
+		vals := []any{string(j.args), j.kind, j.maxAttempts, j.priority, j.queue, j.scheduledAt.UTC(), string(j.state)}
+		casts := []string{"::jsonb", "", "", "", "", "", "::river_job_state"}
+		sb.WriteString("(")
+		for k, v := range vals {
+			if k > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString(ph() + casts[k])
+			args = append(args, v)
+		}
+		sb.WriteString(")")
 	}
 	return args
 }

@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/riverqueue/river"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -113,6 +115,33 @@ func (s *Store) InsertMessage(ctx context.Context, m *Message, atts []Attachment
 		if err := s.q(ctx).Create(&atts).Error; err != nil {
 			return translate(err, "insert attachments")
 		}
+	}
+	return nil
+}
+
+// InsertMessageAndJob stores a message and its attachments, as InsertMessage does, and enqueues
+// its job; call it inside a transaction. On PostgreSQL a message without attachments and its job
+// go in one statement.
+func (s *Store) InsertMessageAndJob(ctx context.Context, m *Message, atts []Attachment, job river.InsertManyParams) error {
+	jobs, plain := plainJobs([]river.InsertManyParams{job}, time.Now())
+	tx := sqlTx(s.db)
+	if s.dialect != Postgres || len(atts) > 0 || !plain || tx == nil {
+		if err := s.InsertMessage(ctx, m, atts); err != nil {
+			return err
+		}
+		return s.InsertJobs(ctx, []river.InsertManyParams{job})
+	}
+	if m.Metadata == nil {
+		m.Metadata = Metadata{}
+	}
+	stmt := s.db.Session(&gorm.Session{DryRun: true, NewDB: true}).Create(m).Statement
+	var sb strings.Builder
+	sb.WriteString("WITH m AS (")
+	sb.WriteString(stmt.SQL.String())
+	sb.WriteString(") ")
+	args := appendPlainJobs(&sb, append([]any(nil), stmt.Vars...), jobs, true)
+	if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+		return translate(err, "insert message")
 	}
 	return nil
 }
@@ -415,15 +444,25 @@ type SendContext struct {
 	Archived bool
 	// Sender is the sending number, nil when the account has none matching.
 	Sender *Sender
+	// Known is what exists already of the recipient's pair with Sender, when LoadSendContext was
+	// given the recipient: the account's contact with the number (nil when there is none yet) and
+	// its conversation with Sender (nil when there is none yet). ResolvePair takes it.
+	Known *Pair
 }
 
 // LoadSendContext reads, in one query, whether the project's account is archived and the
-// account's held number named by ref (as FindSender does). A missing account is ErrNotFound.
-func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref string) (*SendContext, error) {
+// account's held number named by ref (as FindSender does), and, when recipient is not empty, what
+// exists of the recipient's contact and conversation with that number (SendContext.Known). A
+// missing account is ErrNotFound.
+func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref, recipient string) (*SendContext, error) {
 	q := `SELECT a.archived_at AS account_archived_at, pn.id, pn.project_id, pn.account_id, pn.number, pn.type, pn.country,
 		pn.name, pn.metadata, pn.carrier, pn.campaign_id, pn.attachment_status, pn.created_at, pn.updated_at,
 		(SELECT c.status FROM campaigns c WHERE c.id = pn.campaign_id) AS campaign_status,
-		(SELECT COUNT(*) FROM toll_free_campaigns t WHERE t.phone_number_id = pn.id AND t.status = ?) AS toll_free_active
+		(SELECT COUNT(*) FROM toll_free_campaigns t WHERE t.phone_number_id = pn.id AND t.status = ?) AS toll_free_active,
+		k.id AS k_id, k.project_id AS k_project_id, k.account_id AS k_account_id, k.phone_number AS k_phone_number,
+		k.email AS k_email, k.first_name AS k_first_name, k.last_name AS k_last_name, k.metadata AS k_metadata,
+		k.outbound_disabled AS k_outbound_disabled, k.opted_out AS k_opted_out, k.created_at AS k_created_at,
+		k.updated_at AS k_updated_at, cv.id AS conv_id, cv.created_at AS conv_created_at
 		FROM accounts a LEFT JOIN phone_numbers pn ON pn.account_id = a.id AND pn.project_id = a.project_id
 			AND pn.released_at IS NULL`
 	args := []any{CampaignActive}
@@ -431,9 +470,14 @@ func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref s
 		q += ` AND (pn.id = ? OR pn.number = ?)`
 		args = append(args, ref, ref)
 	}
-	q += ` WHERE a.id = ? AND a.project_id = ? ORDER BY pn.id LIMIT 1`
-	args = append(args, accountID, projectID)
+	q += ` LEFT JOIN contacts k ON k.account_id = a.id AND k.phone_number = ?
+		LEFT JOIN conversations cv ON cv.contact_id = k.id AND cv.phone_number_id = pn.id
+		WHERE a.id = ? AND a.project_id = ? ORDER BY pn.id LIMIT 1`
+	args = append(args, recipient, accountID, projectID)
 	var row struct {
+		Known         Contact `gorm:"embedded;embeddedPrefix:k_"`
+		ConvID        *string
+		ConvCreatedAt *time.Time
 		AccountArchivedAt *time.Time
 		ID                *string
 		ProjectID         *string
@@ -461,6 +505,17 @@ func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref s
 	out := &SendContext{Archived: row.AccountArchivedAt != nil}
 	if row.ID == nil {
 		return out, nil
+	}
+	if recipient != "" {
+		out.Known = &Pair{}
+		if row.Known.ID != "" {
+			c := row.Known
+			out.Known.Contact = &c
+			if row.ConvID != nil {
+				out.Known.Conversation = &Conversation{ID: *row.ConvID, ProjectID: c.ProjectID, AccountID: c.AccountID,
+					PhoneNumberID: *row.ID, ContactID: c.ID, CreatedAt: *row.ConvCreatedAt}
+			}
+		}
 	}
 	deref := func(p *string) string {
 		if p == nil {
