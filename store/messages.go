@@ -475,9 +475,9 @@ func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref, 
 		WHERE a.id = ? AND a.project_id = ? ORDER BY pn.id LIMIT 1`
 	args = append(args, recipient, accountID, projectID)
 	var row struct {
-		Known         Contact `gorm:"embedded;embeddedPrefix:k_"`
-		ConvID        *string
-		ConvCreatedAt *time.Time
+		Known             Contact `gorm:"embedded;embeddedPrefix:k_"`
+		ConvID            *string
+		ConvCreatedAt     *time.Time
 		AccountArchivedAt *time.Time
 		ID                *string
 		ProjectID         *string
