@@ -68,6 +68,18 @@ func newServeProcess(ctx context.Context, what string, args ...string) *servePro
 	return p
 }
 
+// sibling is another instance of the same installation: the same binary and database, its own
+// listener and data directory (several stateless instances on one PostgreSQL).
+func (p *serveProcess) sibling() *serveProcess {
+	q := *p
+	q.dataDir = GinkgoT().TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	Expect(err).NotTo(HaveOccurred())
+	q.addr = ln.Addr().String()
+	Expect(ln.Close()).To(Succeed())
+	return &q
+}
+
 // start runs `switchboard serve` and waits until it answers; cleanup stops it if it still runs.
 func (p *serveProcess) start() *exec.Cmd {
 	args := append([]string{"serve", "--database-url", p.dbURL, "--data-dir", p.dataDir, "--listen", p.addr,

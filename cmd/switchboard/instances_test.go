@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// Several instances on one database: two real `switchboard serve` processes share a PostgreSQL
+// database, an unpaced sender's messages are sent through both, and their job workers dispatch
+// them together (each instance's dispatches share transactions; the two instances contend for the
+// same rows). Every message must be submitted once, delivered once, and announced once.
+var _ = Describe("Two instances on one database", Ordered, func() {
+	const total = 2000
+	var a, b *serveProcess
+
+	BeforeAll(func(ctx context.Context) {
+		a = newServeProcess(ctx, "the two-instance test", "--pace-local", "0")
+		b = a.sibling()
+	})
+
+	It("submit each message once and record each outcome once", func(ctx context.Context) {
+		key, acct := a.sendableAccount(ctx, "+19995550901")
+		a.start()
+		b.start()
+		var next, refused atomic.Int64
+		var wg sync.WaitGroup
+		for w := range 16 {
+			addr := a.addr
+			if w%2 == 1 {
+				addr = b.addr
+			}
+			wg.Go(func() {
+				defer GinkgoRecover()
+				for {
+					i := next.Add(1)
+					if i > total {
+						return
+					}
+					body := fmt.Sprintf(`{"to":"+1646%07d","body":"two instances %d"}`, i%700, i)
+					req, _ := http.NewRequest(http.MethodPost, "https://"+addr+"/accounts/"+acct+"/messages", strings.NewReader(body))
+					req.Header.Set("Authorization", "Bearer "+key)
+					req.Header.Set("Content-Type", "application/json")
+					resp, err := insecureClient.Do(req)
+					if err != nil {
+						refused.Add(1)
+						continue
+					}
+					msg, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != http.StatusCreated {
+						GinkgoWriter.Printf("send %d: %d %s\n", i, resp.StatusCode, msg)
+						refused.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		Expect(refused.Load()).To(BeZero())
+
+		Eventually(func() int64 { return a.count(`SELECT COUNT(*) FROM messages WHERE status = 'delivered'`) }).
+			WithTimeout(60 * time.Second).WithPolling(250 * time.Millisecond).Should(BeEquivalentTo(total))
+		Expect(a.count(`SELECT COUNT(*) FROM sim_outbox`)).To(BeEquivalentTo(total))
+		Expect(a.count(`SELECT COUNT(*) FROM messages m WHERE (SELECT COUNT(*) FROM sim_outbox o WHERE o.reference = m.id) <> 1`)).
+			To(BeZero(), "the carrier received every message exactly once")
+		Expect(a.count(`SELECT COUNT(*) FROM conversations`)).To(BeEquivalentTo(700), "one conversation per recipient")
+		for _, typ := range []string{"message.sent", "message.delivered"} {
+			Expect(a.count(`SELECT COUNT(*) FROM (SELECT data::jsonb->>'id' FROM events WHERE type = ? GROUP BY 1 HAVING COUNT(*) > 1) d`, typ)).
+				To(BeZero(), "no message has two %s events", typ)
+		}
+		Expect(a.count(`SELECT COUNT(*) FROM events WHERE type = 'message.delivered'`)).To(BeEquivalentTo(total))
+		Expect(a.count(`SELECT COUNT(*) FROM events WHERE type = 'conversation.created'`)).To(BeEquivalentTo(700))
+	})
+})
