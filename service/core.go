@@ -151,7 +151,7 @@ func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error)
 	// Many workers per queue make large group commits (see store.Batcher): the dispatches and
 	// receipts that run at the same time share their transactions.
 	return c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping(),
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 200},
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 500},
 			// Blast fan-out batches are large transactions: a few at a time keep the pool for dispatch.
 			BlastsQueue: {MaxWorkers: 4},
 			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers; they
