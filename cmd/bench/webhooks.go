@@ -25,6 +25,8 @@ const (
 	webhookP99Target   = time.Second
 	webhookOfferedRate = 2500 // events per second the producers offer
 	webhookProducers   = 16
+	// webhookBacklog is how many events the backlog phase records before the workers start.
+	webhookBacklog = 20000
 )
 
 // runWebhooks is the "webhooks" scenario (issue 5): producers record events at a fixed offered
@@ -34,8 +36,8 @@ const (
 // deliver them, signed. It reports deliveries/s while the producers run and until the backlog
 // is drained, and the lag from an event's creation to its arrival at the receiver.
 func runWebhooks(ctx context.Context, b *Bench) error {
-	b.rep.Note("webhooks: %d producers offering %d events/s (one event per transaction) to one endpoint; receiver on loopback plain HTTP answering 204",
-		webhookProducers, webhookOfferedRate)
+	b.rep.Note("webhooks: first a backlog of %d events delivered as fast as the workers can; then %d producers offering %d events/s (one event per transaction) to another endpoint; receivers on loopback plain HTTP answering 204",
+		webhookBacklog, webhookProducers, webhookOfferedRate)
 	return b.EachDatabase(ctx, func(ctx context.Context, db *Database) error {
 		st := db.Store
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -61,6 +63,11 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 		if _, err := core.Webhooks.SetEndpoint(ctx, p.ID, rcv.url, nil); err != nil {
 			return err
 		}
+		backlog, err := startBacklog(ctx, st, core)
+		if err != nil {
+			return err
+		}
+		defer backlog.rcv.close()
 		workers, err := core.StartWorkers(ctx)
 		if err != nil {
 			return err
@@ -70,6 +77,14 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 			defer cancel()
 			_ = workers.Stop(sctx)
 		}()
+		drained := backlog.drain(ctx)
+		drain := &Result{Scenario: b.scenario, DB: db.Name, Phase: "backlog", Name: "webhook deliveries of a backlog",
+			Requests: drained.delivered, RPS: float64(drained.delivered) / drained.took.Seconds(), Duration: drained.took}
+		b.rep.Note("webhooks db=%s: a backlog of %d events (recorded before the workers started, %d per transaction) delivered in %.1fs: %.0f deliveries/s, the delivery side's capacity apart from the producers'",
+			db.Name, webhookBacklog, backlogPerTx, drained.took.Seconds(), drain.RPS)
+		if db.Name == "postgres" {
+			b.rep.Target(drain, "webhook deliveries of a backlog", webhookTarget)
+		}
 
 		// Offer events at a fixed rate for warm-up plus the measured duration.
 		account := store.NewID(store.PrefixAccount)
@@ -164,6 +179,59 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 		}
 		return nil
 	})
+}
+
+// backlogPerTx is how many backlog events one transaction records.
+const backlogPerTx = 500
+
+// backlog is the scenario's first phase: events of their own project and endpoint (and receiver),
+// recorded before the job workers start, so that their delivery measures the delivery side alone.
+type backlog struct {
+	rcv *hookReceiver
+}
+
+func startBacklog(ctx context.Context, st *store.Store, core *service.Core) (*backlog, error) {
+	rcv, err := startHookReceiver()
+	if err != nil {
+		return nil, err
+	}
+	p, err := st.CreateProject(ctx, "bench webhooks backlog")
+	if err == nil {
+		_, err = core.Webhooks.SetEndpoint(ctx, p.ID, rcv.url, nil)
+	}
+	account := store.NewID(store.PrefixAccount)
+	for n := 0; err == nil && n < webhookBacklog; n += backlogPerTx {
+		evs := make([]store.Event, min(backlogPerTx, webhookBacklog-n))
+		for i := range evs {
+			if evs[i], err = store.NewEvent(p.ID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)}); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
+		}
+	}
+	if err != nil {
+		rcv.close()
+		return nil, err
+	}
+	return &backlog{rcv: rcv}, nil
+}
+
+type drained struct {
+	delivered int64
+	took      time.Duration
+}
+
+// drain waits (at most 2 minutes) until the backlog has arrived, from when it is called: right
+// after the workers start.
+func (bl *backlog) drain(ctx context.Context) drained {
+	start := time.Now()
+	deadline := start.Add(2 * time.Minute)
+	for bl.rcv.count() < webhookBacklog && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return drained{delivered: bl.rcv.count(), took: time.Since(start)}
 }
 
 // hookReceiver is the scenario's endpoint: it records when each webhook-id first arrived.
