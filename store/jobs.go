@@ -238,6 +238,10 @@ func (s *Store) StartWorkers(ctx context.Context, cfg WorkerConfig) (*river.Clie
 		JobTimeout:           -1,
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
 		PeriodicJobs:         cfg.PeriodicJobs,
+		// Nothing reads completed jobs (each one's outcome is in the rows it changed), and every
+		// message leaves at least one: an hour keeps the table and its indexes small at high
+		// throughput instead of River's default day.
+		CompletedJobRetentionPeriod: time.Hour,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: job client: %w", err)
