@@ -33,6 +33,7 @@ var statusOf = map[string]int{
 	"idempotency_key_in_use":     http.StatusConflict,
 	"request_too_large":          http.StatusRequestEntityTooLarge,
 	"unsupported_media_type":     http.StatusUnsupportedMediaType,
+	"range_not_satisfiable":      http.StatusRequestedRangeNotSatisfiable,
 	service.TypeValidation:       http.StatusUnprocessableEntity,
 	"idempotency_key_reused":     http.StatusUnprocessableEntity,
 	"opted_out":                  http.StatusUnprocessableEntity,

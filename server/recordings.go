@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/switchboard/switchboard/gen"
+	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -70,6 +71,32 @@ func (s *Server) serveRecording(c echo.Context) error {
 	h.Set("Cache-Control", "private, max-age=300")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Disposition", `inline; filename="`+name+`"`)
-	http.ServeContent(c.Response(), c.Request(), name, r.CreatedAt, bytes.NewReader(r.Data))
+	w := &unsatisfiable{ResponseWriter: c.Response()}
+	http.ServeContent(w, c.Request(), name, r.CreatedAt, bytes.NewReader(r.Data))
+	if w.refused {
+		return service.Errorf("range_not_satisfiable", "the Range header asks for no byte of the %d the file has", len(r.Data))
+	}
 	return nil
+}
+
+// unsatisfiable stands in for the response while http.ServeContent serves a file: it lets a 416
+// (a Range outside the file) through as an error in the envelope instead of ServeContent's text.
+type unsatisfiable struct {
+	http.ResponseWriter
+	refused bool
+}
+
+func (u *unsatisfiable) WriteHeader(status int) {
+	if status == http.StatusRequestedRangeNotSatisfiable {
+		u.refused = true
+		return
+	}
+	u.ResponseWriter.WriteHeader(status)
+}
+
+func (u *unsatisfiable) Write(b []byte) (int, error) {
+	if u.refused {
+		return len(b), nil
+	}
+	return u.ResponseWriter.Write(b)
 }

@@ -345,6 +345,12 @@ var _ = Describe("Voice", func() {
 			Expect(r.Body).To(Equal(full[len(full)-100:]))
 		})
 
+		It("answers a Range outside the file with 416 range_not_satisfiable in the envelope", func() {
+			r := anonymous().get(path, "Range", "bytes=999999-")
+			Expect(r).To(HaveError(http.StatusRequestedRangeNotSatisfiable, "range_not_satisfiable"))
+			Expect(r.Header.Get("Content-Range")).To(Equal("bytes */48044"))
+		})
+
 		It("works until the URL expires, then answers 404 not_found", func() {
 			clock.Advance(service.FileURLTTL - 2*time.Second)
 			Expect(anonymous().get(path)).To(HaveStatus(http.StatusOK))
