@@ -3,13 +3,8 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -38,38 +33,7 @@ var _ = Describe("A crash while dispatching", Ordered, func() {
 		serve := start()
 		began := time.Now()
 		By("sending 2,000 messages")
-		var next, refused atomic.Int64
-		var wg sync.WaitGroup
-		for range 16 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer GinkgoRecover()
-				for {
-					i := next.Add(1)
-					if i > total {
-						return
-					}
-					body := fmt.Sprintf(`{"to":"+1646%07d","body":"crash test %d"}`, i%500, i)
-					req, _ := http.NewRequest(http.MethodPost, "https://"+addr+"/accounts/"+acct+"/messages", strings.NewReader(body))
-					req.Header.Set("Authorization", "Bearer "+key)
-					req.Header.Set("Content-Type", "application/json")
-					resp, err := insecureClient.Do(req)
-					if err != nil {
-						refused.Add(1)
-						continue
-					}
-					b, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != http.StatusCreated {
-						GinkgoWriter.Printf("send %d: %d %s\n", i, resp.StatusCode, b)
-						refused.Add(1)
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		Expect(refused.Load()).To(BeZero())
+		Expect(sendConcurrently([]string{addr}, key, acct, total, 500, "crash test")).To(BeZero())
 		Expect(count(`SELECT COUNT(*) FROM messages`)).To(BeEquivalentTo(total))
 
 		By("killing the server with SIGKILL while it dispatches")

@@ -2,12 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -31,40 +25,7 @@ var _ = Describe("Two instances on one database", Ordered, func() {
 		key, acct := a.sendableAccount(ctx, "+19995550901")
 		a.start()
 		b.start()
-		var next, refused atomic.Int64
-		var wg sync.WaitGroup
-		for w := range 16 {
-			addr := a.addr
-			if w%2 == 1 {
-				addr = b.addr
-			}
-			wg.Go(func() {
-				defer GinkgoRecover()
-				for {
-					i := next.Add(1)
-					if i > total {
-						return
-					}
-					body := fmt.Sprintf(`{"to":"+1646%07d","body":"two instances %d"}`, i%700, i)
-					req, _ := http.NewRequest(http.MethodPost, "https://"+addr+"/accounts/"+acct+"/messages", strings.NewReader(body))
-					req.Header.Set("Authorization", "Bearer "+key)
-					req.Header.Set("Content-Type", "application/json")
-					resp, err := insecureClient.Do(req)
-					if err != nil {
-						refused.Add(1)
-						continue
-					}
-					msg, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != http.StatusCreated {
-						GinkgoWriter.Printf("send %d: %d %s\n", i, resp.StatusCode, msg)
-						refused.Add(1)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		Expect(refused.Load()).To(BeZero())
+		Expect(sendConcurrently([]string{a.addr, b.addr}, key, acct, total, 700, "two instances")).To(BeZero())
 
 		Eventually(func() int64 { return a.count(`SELECT COUNT(*) FROM messages WHERE status = 'delivered'`) }).
 			WithTimeout(60 * time.Second).WithPolling(250 * time.Millisecond).Should(BeEquivalentTo(total))

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -130,4 +135,40 @@ func (p *serveProcess) sendableAccount(ctx context.Context, number string) (key,
 		campaign_id, attachment_status, created_at, updated_at) VALUES (?, ?, ?, ?, 'local', 'US', '{}', 'sim', ?, 'attached', ?, ?)`,
 		nid, prj.ID, acct.ID, number, cid, now, now).Error).To(Succeed())
 	return key, acct.ID
+}
+
+// sendConcurrently has 16 clients send total messages to recipients distinct numbers, client k
+// through the instance at addrs[k % len(addrs)], and returns how many sends were not answered 201.
+func sendConcurrently(addrs []string, key, accountID string, total, recipients int, label string) int64 {
+	var next, refused atomic.Int64
+	var wg sync.WaitGroup
+	for k := range 16 {
+		addr := addrs[k%len(addrs)]
+		wg.Go(func() {
+			defer GinkgoRecover()
+			for {
+				i := next.Add(1)
+				if i > int64(total) {
+					return
+				}
+				body := fmt.Sprintf(`{"to":"+1646%07d","body":"%s %d"}`, i%int64(recipients), label, i)
+				req, _ := http.NewRequest(http.MethodPost, "https://"+addr+"/accounts/"+accountID+"/messages", strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+key)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := insecureClient.Do(req)
+				if err != nil {
+					refused.Add(1)
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusCreated {
+					GinkgoWriter.Printf("send %d: %d %s\n", i, resp.StatusCode, b)
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return refused.Load()
 }
