@@ -66,9 +66,7 @@ var _ = Describe("Blasts", func() {
 		from string
 	)
 	BeforeEach(func() {
-		t = newTenant()
-		acct = t.createAccount("Acme Dental")
-		_, from = t.addNumber(acct, sendable)
+		t, acct, _, from = newSendingAccount()
 	})
 
 	Describe("POST /accounts/{account_id}/blasts", func() {

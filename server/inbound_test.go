@@ -29,9 +29,7 @@ var _ = Describe("Inbound messages", func() {
 		number string
 	)
 	BeforeEach(func() {
-		t = newTenant()
-		acct = t.createAccount("Acme Dental")
-		_, number = t.addNumber(acct, sendable)
+		t, acct, _, number = newSendingAccount()
 	})
 
 	// inbox lists the account's inbound messages, newest first.

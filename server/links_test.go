@@ -44,9 +44,7 @@ var _ = Describe("Link shortening", func() {
 		from string
 	)
 	BeforeEach(func() {
-		t = newTenant()
-		acct = t.createAccount("Acme Dental")
-		_, from = t.addNumber(acct, sendable)
+		t, acct, _, from = newSendingAccount()
 	})
 
 	It("replaces each http(s) URL by a short link, leaving sentence punctuation and other text alone", func() {

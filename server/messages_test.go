@@ -36,9 +36,7 @@ var _ = Describe("Messages", func() {
 		from   string
 	)
 	BeforeEach(func() {
-		t = newTenant()
-		acct = t.createAccount("Acme Dental")
-		fromID, from = t.addNumber(acct, sendable)
+		t, acct, fromID, from = newSendingAccount()
 	})
 
 	Describe("POST /accounts/{account_id}/messages", func() {

@@ -42,6 +42,15 @@ type numberSetup struct {
 // sendable is a local number attached to an active campaign.
 var sendable = numberSetup{Type: store.NumberLocal, Campaign: store.CampaignActive, Attached: true}
 
+// newSendingAccount returns a new tenant with an account that holds a sendable number, and that
+// number's id and E.164.
+func newSendingAccount() (t *tenant, acct, numberID, number string) {
+	t = newTenant()
+	acct = t.createAccount("Acme Dental")
+	numberID, number = t.addNumber(acct, sendable)
+	return t, acct, numberID, number
+}
+
 // addNumber gives an account a number directly in the store (the phone-number API is another
 // release's) and returns its id and number.
 func (t *tenant) addNumber(account string, setup numberSetup) (id, number string) {

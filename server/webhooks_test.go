@@ -216,9 +216,7 @@ var _ = Describe("Webhooks", func() {
 		from string
 	)
 	BeforeEach(func() {
-		t = newTenant()
-		acct = t.createAccount("Acme Dental")
-		_, from = t.addNumber(acct, sendable)
+		t, acct, _, from = newSendingAccount()
 	})
 
 	// await waits for the receiver to have a delivery of typ and returns the first.

@@ -120,11 +120,7 @@ func (m *Messages) messageData(v *store.MessageView) messageEventData {
 // contact and number are read in tx unless the caller passes them in v.
 func (m *Messages) messageEvent(ctx context.Context, tx *store.Store, typ string, msg *store.Message, v *store.MessageView) error {
 	if v == nil {
-		views, err := tx.MessageViews(ctx, []store.Message{*msg})
-		if err != nil {
-			return err
-		}
-		v = &views[0]
+		return m.messageEvents(ctx, tx, typ, []store.Message{*msg})
 	}
 	v.Message = *msg
 	_, err := tx.InsertEvent(ctx, msg.ProjectID, msg.AccountID, typ, m.messageData(v))

@@ -468,10 +468,6 @@ type claim struct {
 // reference (the carrier answers with the first submission).
 func (m *Messages) dispatch(ctx context.Context, id string) error {
 	c, err := m.claims.Do(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		m.cfg.Logger.Warn("dispatch of an unknown message", "message_id", id)
-		return nil
-	}
 	if err != nil {
 		return err
 	}
@@ -498,9 +494,6 @@ func (m *Messages) claimAll(ctx context.Context, ids []string) ([]claim, error) 
 	out := make([]claim, len(ids))
 	now := m.now()
 	err := m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
-		for i := range out {
-			out[i] = claim{} // a retried transaction starts over
-		}
 		msgs, err := tx.LockMessages(ctx, ids)
 		if err != nil {
 			return err

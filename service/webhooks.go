@@ -86,7 +86,8 @@ type WebhooksConfig struct {
 // Webhooks delivers every event to the endpoints of its project, signed (Standard Webhooks,
 // plus the deprecated svc-signature), at least once: InsertEvent creates, in the event's
 // transaction, one delivery per subscribed endpoint with its first attempt job, and each failed
-// attempt schedules the next per RetrySchedule in the same transaction that records it. Operators manage endpoints, inspect and replay deliveries.
+// attempt schedules the next per RetrySchedule in the same transaction that records it.
+// Operators manage endpoints, inspect and replay deliveries.
 type Webhooks struct {
 	cfg    WebhooksConfig
 	client *http.Client
@@ -338,18 +339,10 @@ func (w *Webhooks) enqueue(ctx context.Context, ps []pair) ([]store.WebhookDeliv
 	}
 	now := w.now()
 	ds := make([]store.WebhookDelivery, len(ps))
-	jobs := make([]river.InsertManyParams, len(ps))
 	for i, p := range ps {
-		ds[i] = store.WebhookDelivery{ID: store.NewID(store.PrefixWebhookDelivery), ProjectID: p.projectID, EndpointID: p.endpointID,
-			EventID: p.eventID, EventType: p.eventType, Status: store.DeliveryPending, CreatedAt: now, UpdatedAt: now}
-		jobs[i] = river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: ds[i].ID, Attempt: 1}}
+		ds[i] = store.PendingDelivery(p.projectID, p.endpointID, p.eventID, p.eventType, now)
 	}
-	err := w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		if err := tx.InsertWebhookDeliveries(ctx, ds); err != nil {
-			return err
-		}
-		return tx.InsertJobs(ctx, jobs)
-	})
+	err := w.cfg.Store.Tx(ctx, func(tx *store.Store) error { return tx.InsertWebhookDeliveries(ctx, ds) })
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/riverqueue/river"
 )
 
 // PrefixEvent is the TypeID prefix of events; an event's id is its webhook-id.
@@ -68,31 +66,25 @@ func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 	if err != nil || len(eps) == 0 {
 		return err
 	}
-	var (
-		ds   []WebhookDelivery
-		jobs []river.InsertManyParams
-	)
+	var ds []WebhookDelivery
 	for _, e := range evs {
 		for i := range eps {
 			if ep := &eps[i]; ep.ProjectID == e.ProjectID && ep.Subscribed(e.Type) {
-				d := WebhookDelivery{ID: NewID(PrefixWebhookDelivery), ProjectID: e.ProjectID, EndpointID: ep.ID,
-					EventID: e.ID, EventType: e.Type, Status: DeliveryPending, CreatedAt: at, UpdatedAt: at}
-				ds = append(ds, d)
-				jobs = append(jobs, river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: d.ID, Attempt: 1}})
+				ds = append(ds, PendingDelivery(e.ProjectID, ep.ID, e.ID, e.Type, at))
 			}
 		}
 	}
 	if len(ds) == 0 {
 		return nil
 	}
-	return s.insertDeliveries(ctx, ds, jobs)
+	return s.InsertWebhookDeliveries(ctx, ds)
 }
 
 // eventsPerStatement bounds the rows of one INSERT (PostgreSQL takes at most 65,535 parameters).
 const eventsPerStatement = 1000
 
 // insertEventsFindEndpoints inserts events and returns the enabled webhook endpoints of the
-// projects; on PostgreSQL each statement does both, one round trip instead of two.
+// projects; on PostgreSQL the statement of the last rows does both, one round trip instead of two.
 func (s *Store) insertEventsFindEndpoints(ctx context.Context, evs []Event, projects []string) ([]WebhookEndpoint, error) {
 	var eps []WebhookEndpoint
 	if s.dialect != Postgres {
@@ -105,7 +97,7 @@ func (s *Store) insertEventsFindEndpoints(ctx context.Context, evs []Event, proj
 	for len(evs) > 0 {
 		n := min(len(evs), eventsPerStatement)
 		var sb strings.Builder
-		sb.WriteString("WITH e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at) VALUES ")
+		sb.WriteString("INSERT INTO events (id, project_id, account_id, type, data, created_at) VALUES ")
 		args := make([]any, 0, 6*n+2)
 		for i, e := range evs[:n] {
 			if i > 0 {
@@ -114,48 +106,18 @@ func (s *Store) insertEventsFindEndpoints(ctx context.Context, evs []Event, proj
 			sb.WriteString("(?, ?, ?, ?, ?, ?)")
 			args = append(args, e.ID, e.ProjectID, e.AccountID, e.Type, e.Data, e.CreatedAt)
 		}
-		sb.WriteString(") SELECT * FROM webhook_endpoints WHERE project_id IN ? AND enabled = ? ORDER BY id")
-		args = append(args, projects, true)
-		eps = nil
-		if err := s.q(ctx).Raw(sb.String(), args...).Scan(&eps).Error; err != nil {
+		if evs = evs[n:]; len(evs) > 0 {
+			if err := s.q(ctx).Exec(sb.String(), args...).Error; err != nil {
+				return nil, translate(err, "insert events")
+			}
+			continue
+		}
+		q := "WITH e AS (" + sb.String() + ") SELECT * FROM webhook_endpoints WHERE project_id IN ? AND enabled = ? ORDER BY id"
+		if err := s.q(ctx).Raw(q, append(args, projects, true)...).Scan(&eps).Error; err != nil {
 			return nil, translate(err, "insert events")
 		}
-		evs = evs[n:]
 	}
 	return eps, nil
-}
-
-// insertDeliveries inserts deliveries and their first attempts' jobs; on PostgreSQL one
-// statement does both.
-func (s *Store) insertDeliveries(ctx context.Context, ds []WebhookDelivery, jobs []river.InsertManyParams) error {
-	rows, plain := plainJobs(jobs, time.Now())
-	if s.dialect != Postgres || !plain {
-		if err := s.q(ctx).CreateInBatches(&ds, eventsPerStatement).Error; err != nil {
-			return translate(err, "insert webhook deliveries")
-		}
-		return s.InsertJobs(ctx, jobs)
-	}
-	for len(ds) > 0 {
-		n := min(len(ds), eventsPerStatement)
-		var sb strings.Builder
-		sb.WriteString(`WITH d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status,
-			attempts, created_at, updated_at) VALUES `)
-		args := make([]any, 0, 16*n)
-		for i, d := range ds[:n] {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, d.ID, d.ProjectID, d.EndpointID, d.EventID, d.EventType, d.Status, d.Attempts, d.CreatedAt, d.UpdatedAt)
-		}
-		sb.WriteString(") ")
-		args = appendPlainJobs(&sb, args, rows[:n])
-		if err := s.q(ctx).Exec(sb.String(), args...).Error; err != nil {
-			return translate(err, "insert webhook deliveries")
-		}
-		ds, rows = ds[n:], rows[n:]
-	}
-	return nil
 }
 
 // ListEvents returns a project's events of one type (all types when typ is ""), newest first.

@@ -158,7 +158,7 @@ func (s *Store) insertPlainJobs(ctx context.Context, jobs []plainJob) error {
 	for len(jobs) > 0 {
 		n := min(len(jobs), perStatement)
 		var sb strings.Builder
-		args := appendPlainJobs(&sb, make([]any, 0, 7*n), jobs[:n])
+		args := appendPlainJobs(&sb, make([]any, 0, 7*n), jobs[:n], false)
 		if err := s.q(ctx).Exec(sb.String(), args...).Error; err != nil {
 			return fmt.Errorf("store: insert %d jobs: %w", n, err)
 		}
@@ -167,26 +167,28 @@ func (s *Store) insertPlainJobs(ctx context.Context, jobs []plainJob) error {
 	return nil
 }
 
-// appendPlainJobs writes the INSERT of jobs into sb and returns args with its parameters, as
-// gorm's ? placeholders, or as $n when numbered (n counts on from the parameters in args).
-func appendPlainJobs(sb *strings.Builder, args []any, jobs []plainJob, numbered ...bool) []any {
-	ph := func() string { return "?" }
-	if len(numbered) > 0 && numbered[0] {
-		ph = func() string { return "$" + strconv.Itoa(len(args)+1) }
-	}
+// plainJobCasts are the casts of appendPlainJobs' parameters, in its column order.
+var plainJobCasts = [7]string{"::jsonb", "", "", "", "", "", "::river_job_state"}
+
+// appendPlainJobs writes the INSERT of jobs into sb and returns args with its parameters: gorm's
+// ? placeholders, or $n when numbered (n counting on from the parameters already in args).
+func appendPlainJobs(sb *strings.Builder, args []any, jobs []plainJob, numbered bool) []any {
 	sb.WriteString("INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state) VALUES ")
 	for i, j := range jobs {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		vals := []any{string(j.args), j.kind, j.maxAttempts, j.priority, j.queue, j.scheduledAt.UTC(), string(j.state)}
-		casts := []string{"::jsonb", "", "", "", "", "", "::river_job_state"}
 		sb.WriteString("(")
-		for k, v := range vals {
+		for k, v := range [7]any{string(j.args), j.kind, j.maxAttempts, j.priority, j.queue, j.scheduledAt.UTC(), string(j.state)} {
 			if k > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteString(ph() + casts[k])
+			if numbered {
+				sb.WriteString("$" + strconv.Itoa(len(args)+1))
+			} else {
+				sb.WriteString("?")
+			}
+			sb.WriteString(plainJobCasts[k])
 			args = append(args, v)
 		}
 		sb.WriteString(")")

@@ -54,7 +54,7 @@ func (s *Store) MarkSent(ctx context.Context, subs []Submitted, at time.Time) ([
 		err = s.q(ctx).Raw(`UPDATE messages AS m SET status = ?, sent_at = ?, updated_at = ?,
 			carrier_id = COALESCE(NULLIF(v.cid, ''), m.carrier_id)
 			FROM (SELECT DISTINCT ON (id) id, cid FROM jsonb_to_recordset(?::jsonb) AS x(id text, cid text)) AS v
-			WHERE m.id IN ? AND m.id = v.id AND m.status = ? RETURNING m.*`, StatusSent, at, at, string(b), submittedIDs(subs), StatusSending).Scan(&out).Error
+			WHERE m.id IN ? AND m.id = v.id AND m.status = ? RETURNING m.*`, StatusSent, at, at, string(b), idsOf(subs, func(s Submitted) string { return s.ID }), StatusSending).Scan(&out).Error
 		return out, translate(err, "mark messages sent")
 	}
 	for _, sub := range subs {
@@ -72,21 +72,13 @@ func (s *Store) MarkSent(ctx context.Context, subs []Submitted, at time.Time) ([
 	return out, nil
 }
 
-// The batch updates name their rows twice: in the JSON of their values, and as a list of ids,
-// which lets the planner find them by the primary key (it cannot see into the JSON).
-
-func submittedIDs(subs []Submitted) []string {
-	ids := make([]string, len(subs))
-	for i, s := range subs {
-		ids[i] = s.ID
-	}
-	return uniq(ids)
-}
-
-func outcomeIDs(outs []Outcome) []string {
-	ids := make([]string, len(outs))
-	for i, o := range outs {
-		ids[i] = o.ID
+// idsOf lists the distinct ids of a batch update's rows. The batch updates name their rows twice:
+// in the JSON of their values, and as a list of ids, which lets the planner find them by the
+// primary key (it cannot see into the JSON).
+func idsOf[T any](rows []T, id func(T) string) []string {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = id(r)
 	}
 	return uniq(ids)
 }
@@ -125,7 +117,7 @@ func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome) ([]*Message,
 			FROM (SELECT DISTINCT ON (id) id, status, at, reason, cid
 				FROM jsonb_to_recordset(?::jsonb) AS x(id text, status text, at timestamptz, reason text, cid text)) AS v
 			WHERE m.id IN ? AND m.id = v.id AND m.direction = ? AND m.status IN (?, ?) RETURNING m.*`,
-			StatusDelivered, StatusFailed, StatusFailed, string(b), outcomeIDs(outs), DirectionOutbound, StatusSending, StatusSent).Scan(&rows).Error
+			StatusDelivered, StatusFailed, StatusFailed, string(b), idsOf(outs, func(o Outcome) string { return o.ID }), DirectionOutbound, StatusSending, StatusSent).Scan(&rows).Error
 		if err != nil {
 			return nil, translate(err, "finish messages")
 		}

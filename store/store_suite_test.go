@@ -170,3 +170,32 @@ var _ = Describe("Identifiers", func() {
 		Expect(u.UUID()[14:15]).To(Equal("7"), "a UUIDv7: %s", u.UUID())
 	})
 })
+
+var _ = Describe("Events", func() {
+	It("fans a batch of more events than one statement holds out to every subscribed endpoint", func(ctx context.Context) {
+		p, err := st.CreateProject(ctx, "events")
+		Expect(err).NotTo(HaveOccurred())
+		now := time.Now().UTC()
+		all := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: p.ID, URL: "https://example.com/all",
+			Secret: "whsec_x", Enabled: true, CreatedAt: now, UpdatedAt: now}
+		other := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: p.ID, URL: "https://example.com/other",
+			Events: "message.failed", Secret: "whsec_y", Enabled: true, CreatedAt: now, UpdatedAt: now}
+		Expect(st.CreateWebhookEndpoint(ctx, all)).To(Succeed())
+		Expect(st.CreateWebhookEndpoint(ctx, other)).To(Succeed())
+		evs := make([]store.Event, 1500)
+		for i := range evs {
+			evs[i], err = store.NewEvent(p.ID, "acct_x", "message.sent", map[string]int{"n": i})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Expect(st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })).To(Succeed())
+		var deliveries, jobs int64
+		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM webhook_deliveries WHERE project_id = ? AND endpoint_id = ?`,
+			p.ID, all.ID).Scan(&deliveries).Error).To(Succeed())
+		Expect(deliveries).To(BeEquivalentTo(1500))
+		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ?`, other.ID).
+			Scan(&deliveries).Error).To(Succeed())
+		Expect(deliveries).To(BeZero(), "an endpoint gets only the types it subscribed to")
+		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM river_job WHERE kind = 'webhook_delivery'`).Scan(&jobs).Error).To(Succeed())
+		Expect(jobs).To(BeNumerically(">=", 1500))
+	})
+})
