@@ -216,11 +216,14 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 			Position: i, URL: u, Type: guessAttachmentType(u)}
 	}
 	view := &store.MessageView{Attachments: atts}
-	err = m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		sc, err := tx.LoadSendContext(ctx, p.ProjectID, p.AccountID, from, recipient)
-		if err != nil {
-			return err
-		}
+	st := m.cfg.Store
+	// One read gives the account, the sender and what exists of the pair. A plain statement
+	// reads the same committed data as one inside the transaction would (read committed).
+	sc, err := st.LoadSendContext(ctx, p.ProjectID, p.AccountID, from, recipient)
+	if err != nil {
+		return nil, err
+	}
+	write := func(tx *store.Store) error {
 		if sc.Archived {
 			return Errorf(TypeAccountArchived, "the account is archived and cannot send messages")
 		}
@@ -260,7 +263,16 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 		}
 		view.Contact, view.PhoneNumber = *pair.Contact, *sender
 		return tx.InsertMessageAndJob(ctx, msg, atts, river.InsertManyParams{Args: dispatchArgs{MessageID: msg.ID}, InsertOpts: dispatchOpts(msg.SendAt)})
-	})
+	}
+	if p.Demo || p.ShortenLinks || !sc.Known.Complete() {
+		// Something else is written with the message: a contact, a conversation and its event,
+		// links, or the demo allowance.
+		err = st.Tx(ctx, write)
+	} else {
+		// Only the message and its job, which InsertMessageAndJob writes atomically on its own:
+		// the common send takes no transaction of its own (no BEGIN and COMMIT round trips).
+		err = write(st)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -37,12 +37,14 @@ type Pair struct {
 	ConversationCreated bool
 }
 
+// Complete reports whether both the contact and the conversation exist: nothing to create.
+func (p *Pair) Complete() bool { return p != nil && p.Contact != nil && p.Conversation != nil }
+
 // ResolvePair finds or creates, inside the caller's transaction, the account's contact with the
 // phone number (created from init, whose other fields fill a new contact only) and its
 // conversation with the phone number phoneNumberID. Concurrent callers agree on one contact and
 // one conversation: inserts that lose a race are ignored and the winner's row is read. known,
-// when not nil, is what the caller read already in the transaction (SendContext.Known), which
-// saves reading it again.
+// when not nil, is what the caller read already (SendContext.Known), which saves reading it again.
 func (s *Store) ResolvePair(ctx context.Context, init Contact, phoneNumberID string, at time.Time, known *Pair) (*Pair, error) {
 	type row struct {
 		Contact       `gorm:"embedded"`

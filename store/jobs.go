@@ -58,6 +58,21 @@ func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= f.min && f.Handler.Enabled(ctx, l)
 }
 
+// sqlConn is what runs db's statements in database/sql: its transaction inside Tx, else the
+// connection pool (nil for any other pool).
+func sqlConn(db *gorm.DB) interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+} {
+	if tx := sqlTx(db); tx != nil {
+		return tx
+	}
+	if p, ok := db.Statement.ConnPool.(*sql.DB); ok {
+		return p
+	}
+	return nil
+}
+
 // sqlTx returns the database/sql transaction behind a gorm handle, or nil outside a transaction.
 func sqlTx(db *gorm.DB) *sql.Tx {
 	switch p := db.Statement.ConnPool.(type) {

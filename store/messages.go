@@ -120,12 +120,16 @@ func (s *Store) InsertMessage(ctx context.Context, m *Message, atts []Attachment
 }
 
 // InsertMessageAndJob stores a message and its attachments, as InsertMessage does, and enqueues
-// its job; call it inside a transaction. On PostgreSQL a message without attachments and its job
-// go in one statement.
+// its job, all or nothing: inside Tx it joins the transaction, outside it needs none of the
+// caller's. On PostgreSQL a message without attachments and its job go in one statement, which
+// outside a transaction is the whole write: no BEGIN and COMMIT round trips.
 func (s *Store) InsertMessageAndJob(ctx context.Context, m *Message, atts []Attachment, job river.InsertManyParams) error {
 	jobs, plain := plainJobs([]river.InsertManyParams{job}, time.Now())
-	tx := sqlTx(s.db)
-	if s.dialect != Postgres || len(atts) > 0 || !plain || tx == nil {
+	conn := sqlConn(s.db)
+	if s.dialect != Postgres || len(atts) > 0 || !plain || conn == nil {
+		if sqlTx(s.db) == nil {
+			return s.Tx(ctx, func(tx *Store) error { return tx.InsertMessageAndJob(ctx, m, atts, job) })
+		}
 		if err := s.InsertMessage(ctx, m, atts); err != nil {
 			return err
 		}
@@ -140,7 +144,7 @@ func (s *Store) InsertMessageAndJob(ctx context.Context, m *Message, atts []Atta
 	sb.WriteString(stmt.SQL.String())
 	sb.WriteString(") ")
 	args := appendPlainJobs(&sb, append([]any(nil), stmt.Vars...), jobs, true)
-	if _, err := tx.ExecContext(ctx, sb.String(), args...); err != nil {
+	if _, err := conn.ExecContext(ctx, sb.String(), args...); err != nil {
 		return translate(err, "insert message")
 	}
 	return nil
