@@ -147,17 +147,20 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 // StartWorkers starts this instance's job workers; stop them with the returned client's Stop.
 func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error) {
 	// Message dispatch has its own queue, so that it is fetched apart from carrier reports and
-	// housekeeping; idle workers poll every 25 ms so a queued message waits little for a worker.
+	// housekeeping; idle workers of the busy queues poll every 25 ms so a queued message waits
+	// little for a worker. Every poll is a query, so the queues with rare jobs poll less often.
 	// Many workers per queue make large group commits (see store.Batcher): the dispatches and
 	// receipts that run at the same time share their transactions.
 	return c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping(),
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 500},
 			// Blast fan-out batches are large transactions: a few at a time keep the pool for dispatch.
-			BlastsQueue: {MaxWorkers: 4},
+			// A free worker fetches the next batch at once; the poll only finds a new blast.
+			BlastsQueue: {MaxWorkers: 4, FetchPollInterval: 200 * time.Millisecond},
 			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers; they
 			// also keep a fast endpoint's deliveries in large group commits.
+			WebhooksQueue: {MaxWorkers: 400},
 			// The fan-out queue only drains the fan-out jobs of earlier releases.
-			store.QueueWebhookFanout: {MaxWorkers: 2}, WebhooksQueue: {MaxWorkers: 400}},
+			store.QueueWebhookFanout: {MaxWorkers: 2, FetchPollInterval: 2 * time.Second}},
 		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter})
 }
 
