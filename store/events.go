@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // PrefixEvent is the TypeID prefix of events; an event's id is its webhook-id.
@@ -62,9 +64,15 @@ func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 		evs[i].ID, evs[i].CreatedAt = NewID(PrefixEvent), at
 		projects[i] = evs[i].ProjectID
 	}
-	eps, err := s.insertEventsFindEndpoints(ctx, evs, uniq(projects))
-	if err != nil || len(eps) == 0 {
-		return err
+	if s.dialect == Postgres {
+		return s.insertEventsAndDeliveries(ctx, evs, at)
+	}
+	if err := s.q(ctx).CreateInBatches(&evs, eventsPerStatement).Error; err != nil {
+		return translate(err, "insert events")
+	}
+	var eps []WebhookEndpoint
+	if err := s.q(ctx).Where("project_id IN ? AND enabled = ?", uniq(projects), true).Order("id").Find(&eps).Error; err != nil {
+		return translate(err, "find webhook endpoints")
 	}
 	var ds []WebhookDelivery
 	for _, e := range evs {
@@ -74,50 +82,64 @@ func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 			}
 		}
 	}
-	if len(ds) == 0 {
-		return nil
-	}
 	return s.InsertWebhookDeliveries(ctx, ds)
 }
 
 // eventsPerStatement bounds the rows of one INSERT (PostgreSQL takes at most 65,535 parameters).
 const eventsPerStatement = 1000
 
-// insertEventsFindEndpoints inserts events and returns the enabled webhook endpoints of the
-// projects; on PostgreSQL the statement of the last rows does both, one round trip instead of two.
-func (s *Store) insertEventsFindEndpoints(ctx context.Context, evs []Event, projects []string) ([]WebhookEndpoint, error) {
-	var eps []WebhookEndpoint
-	if s.dialect != Postgres {
-		if err := s.q(ctx).CreateInBatches(&evs, eventsPerStatement).Error; err != nil {
-			return nil, translate(err, "insert events")
-		}
-		err := s.q(ctx).Where("project_id IN ? AND enabled = ?", projects, true).Order("id").Find(&eps).Error
-		return eps, translate(err, "find webhook endpoints")
-	}
+// deliveryIDsPerEvent is how many delivery ids insertEventsAndDeliveries brings per event. Ids
+// are TypeIDs made here, so the statement can only create as many deliveries as it is given ids;
+// a project with more endpoints than this costs a second statement for the rest.
+const deliveryIDsPerEvent = 2
+
+// insertEventsAndDeliveries is InsertEvents on PostgreSQL: for up to eventsPerStatement events at a
+// time, one statement inserts them, finds the enabled endpoints of their projects subscribed to
+// their types (an endpoint's events list is comma-separated, empty for all), and inserts a
+// pending delivery per pair with its first attempt's job, as InsertWebhookDeliveries does. It
+// returns the pairs it had no id for, which InsertWebhookDeliveries then inserts.
+func (s *Store) insertEventsAndDeliveries(ctx context.Context, evs []Event, at time.Time) error {
+	first, _ := plainJobs([]river.InsertManyParams{{Args: DeliverWebhookArgs{}}}, at)
+	job := first[0]
+	var rest []WebhookDelivery
 	for len(evs) > 0 {
 		n := min(len(evs), eventsPerStatement)
 		var sb strings.Builder
-		sb.WriteString("INSERT INTO events (id, project_id, account_id, type, data, created_at) VALUES ")
-		args := make([]any, 0, 6*n+2)
+		sb.WriteString("WITH v (id, project_id, account_id, type, data, created_at) AS (VALUES ")
+		args := make([]any, 0, 6*n+12)
 		for i, e := range evs[:n] {
 			if i > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteString("(?, ?, ?, ?, ?, ?)")
+			sb.WriteString("(?, ?, ?, ?, ?, ?::timestamptz)")
 			args = append(args, e.ID, e.ProjectID, e.AccountID, e.Type, e.Data, e.CreatedAt)
 		}
-		if evs = evs[n:]; len(evs) > 0 {
-			if err := s.q(ctx).Exec(sb.String(), args...).Error; err != nil {
-				return nil, translate(err, "insert events")
-			}
-			continue
+		ids := make([]string, n*deliveryIDsPerEvent)
+		for i := range ids {
+			ids[i] = NewID(PrefixWebhookDelivery)
 		}
-		q := "WITH e AS (" + sb.String() + ") SELECT * FROM webhook_endpoints WHERE project_id IN ? AND enabled = ? ORDER BY id"
-		if err := s.q(ctx).Raw(q, append(args, projects, true)...).Scan(&eps).Error; err != nil {
-			return nil, translate(err, "insert events")
+		sb.WriteString(`), e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at) SELECT * FROM v),
+			p AS (SELECT v.id AS event_id, v.project_id, v.type AS event_type, w.id AS endpoint_id, row_number() OVER () AS n
+				FROM v JOIN webhook_endpoints w ON w.project_id = v.project_id AND w.enabled
+					AND (w.events = '' OR v.type = ANY (string_to_array(w.events, ',')))),
+			d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status, attempts, created_at, updated_at)
+				SELECT (string_to_array(?, ','))[p.n::int], p.project_id, p.endpoint_id, p.event_id, p.event_type, ?, 0, ?, ?
+				FROM p WHERE p.n <= ? RETURNING id),
+			j AS (INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state)
+				SELECT jsonb_build_object('delivery_id', d.id, 'attempt', 1), ?, ?, ?, ?, ?, ?::river_job_state FROM d)
+			SELECT event_id, project_id, event_type, endpoint_id FROM p WHERE p.n > ?`)
+		args = append(args, strings.Join(ids, ","), DeliveryPending, at, at, len(ids),
+			job.kind, job.maxAttempts, job.priority, job.queue, job.scheduledAt.UTC(), string(job.state), len(ids))
+		var over []struct{ EventID, ProjectID, EventType, EndpointID string }
+		if err := s.q(ctx).Raw(sb.String(), args...).Scan(&over).Error; err != nil {
+			return translate(err, "insert events")
 		}
+		for _, o := range over {
+			rest = append(rest, PendingDelivery(o.ProjectID, o.EndpointID, o.EventID, o.EventType, at))
+		}
+		evs = evs[n:]
 	}
-	return eps, nil
+	return s.InsertWebhookDeliveries(ctx, rest)
 }
 
 // ListEvents returns a project's events of one type (all types when typ is ""), newest first.

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -197,5 +198,69 @@ var _ = Describe("Events", func() {
 		Expect(deliveries).To(BeZero(), "an endpoint gets only the types it subscribed to")
 		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM river_job WHERE kind = 'webhook_delivery'`).Scan(&jobs).Error).To(Succeed())
 		Expect(jobs).To(BeNumerically(">=", 1500))
+	})
+
+	It("gives each subscribed endpoint, however many, one delivery of each event with one first-attempt job", func(ctx context.Context) {
+		p, err := st.CreateProject(ctx, "many endpoints")
+		Expect(err).NotTo(HaveOccurred())
+		q, err := st.CreateProject(ctx, "another project")
+		Expect(err).NotTo(HaveOccurred())
+		now := time.Now().UTC()
+		endpoint := func(project, events string, enabled bool) string {
+			e := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project, URL: "https://example.com/" + events,
+				Events: events, Secret: "whsec_x", Enabled: enabled, CreatedAt: now, UpdatedAt: now}
+			Expect(st.CreateWebhookEndpoint(ctx, e)).To(Succeed())
+			return e.ID
+		}
+		// Five endpoints get every event: more than the ids one statement brings per event.
+		var everything []string
+		for range 5 {
+			everything = append(everything, endpoint(p.ID, "", true))
+		}
+		listed := endpoint(p.ID, "message.failed,contact.opted_out", true)
+		disabled := endpoint(p.ID, "", false)
+		elsewhere := endpoint(q.ID, "", true)
+		var evs []store.Event
+		for _, typ := range []string{"message.sent", "contact.opted_out", "message.sent"} {
+			e, err := store.NewEvent(p.ID, "acct_x", typ, map[string]string{"t": typ})
+			Expect(err).NotTo(HaveOccurred())
+			evs = append(evs, e)
+		}
+		Expect(st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })).To(Succeed())
+
+		var ds []store.WebhookDelivery
+		Expect(st.DB().WithContext(ctx).Where("project_id IN ?", []string{p.ID, q.ID}).Find(&ds).Error).To(Succeed())
+		got := map[string][]string{} // endpoint → its deliveries' event ids
+		ids := map[string]bool{}
+		for _, d := range ds {
+			got[d.EndpointID] = append(got[d.EndpointID], d.EventID)
+			ids[d.ID] = true
+			Expect(d.Status).To(Equal(store.DeliveryPending))
+			Expect(d.Attempts).To(BeZero())
+			Expect(d.ProjectID).To(Equal(p.ID))
+		}
+		for _, id := range everything {
+			Expect(got[id]).To(ConsistOf(evs[0].ID, evs[1].ID, evs[2].ID))
+		}
+		Expect(got[listed]).To(ConsistOf(evs[1].ID), "a listed type only")
+		Expect(got).NotTo(HaveKey(disabled))
+		Expect(got).NotTo(HaveKey(elsewhere))
+		Expect(ids).To(HaveLen(16), "every delivery has its own id")
+
+		var args []string
+		Expect(st.DB().WithContext(ctx).Raw(`SELECT args FROM river_job WHERE kind = 'webhook_delivery'`).Scan(&args).Error).To(Succeed())
+		attempts := map[string]int{}
+		for _, a := range args {
+			var job store.DeliverWebhookArgs
+			Expect(json.Unmarshal([]byte(a), &job)).To(Succeed())
+			if ids[job.DeliveryID] {
+				Expect(job.Attempt).To(Equal(1))
+				attempts[job.DeliveryID]++
+			}
+		}
+		Expect(attempts).To(HaveLen(16))
+		for id, n := range attempts {
+			Expect(n).To(Equal(1), "one first attempt of %s", id)
+		}
 	})
 })
