@@ -62,7 +62,6 @@ func (f levelFilter) Enabled(ctx context.Context, l slog.Level) bool {
 // connection pool (nil for any other pool).
 func sqlConn(db *gorm.DB) interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 } {
 	if tx := sqlTx(db); tx != nil {
 		return tx
