@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,48 +89,58 @@ func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 // eventsPerStatement bounds the rows of one INSERT (PostgreSQL takes at most 65,535 parameters).
 const eventsPerStatement = 1000
 
-// deliveryIDsPerEvent is how many delivery ids insertEventsAndDeliveries brings per event. Ids
-// are TypeIDs made here, so the statement can only create as many deliveries as it is given ids;
-// a project with more endpoints than this costs a second statement for the rest.
+// deliveryIDsPerEvent is how many delivery ids insertEventsAndDeliveries brings with each event.
+// Ids are TypeIDs made here, so the statement can only create as many deliveries of an event as
+// it is given ids; a project with more subscribed endpoints costs a second statement for the rest.
 const deliveryIDsPerEvent = 2
 
 // insertEventsAndDeliveries is InsertEvents on PostgreSQL: for up to eventsPerStatement events at a
 // time, one statement inserts them, finds the enabled endpoints of their projects subscribed to
 // their types (an endpoint's events list is comma-separated, empty for all), and inserts a
-// pending delivery per pair with its first attempt's job, as InsertWebhookDeliveries does. It
-// returns the pairs it had no id for, which InsertWebhookDeliveries then inserts.
+// pending delivery per pair, numbered within its event and named by that event's ids, with its
+// first attempt's job, as InsertWebhookDeliveries does. It returns the pairs beyond the ids,
+// which InsertWebhookDeliveries then inserts.
 func (s *Store) insertEventsAndDeliveries(ctx context.Context, evs []Event, at time.Time) error {
 	first, _ := plainJobs([]river.InsertManyParams{{Args: DeliverWebhookArgs{}}}, at)
 	job := first[0]
+	// Each row of v brings its event's delivery ids in columns d1, d2, …
+	cols, refs, row := make([]string, deliveryIDsPerEvent), make([]string, deliveryIDsPerEvent), "(?, ?, ?, ?, ?, ?::timestamptz"
+	for i := range cols {
+		cols[i] = "d" + strconv.Itoa(i+1)
+		refs[i] = "v." + cols[i]
+		row += ", ?"
+	}
+	row += ")"
 	var rest []WebhookDelivery
 	for len(evs) > 0 {
 		n := min(len(evs), eventsPerStatement)
 		var sb strings.Builder
-		sb.WriteString("WITH v (id, project_id, account_id, type, data, created_at) AS (VALUES ")
-		args := make([]any, 0, 6*n+12)
+		sb.WriteString("WITH v (id, project_id, account_id, type, data, created_at, " + strings.Join(cols, ", ") + ") AS (VALUES ")
+		args := make([]any, 0, (6+deliveryIDsPerEvent)*n+9)
 		for i, e := range evs[:n] {
 			if i > 0 {
 				sb.WriteString(", ")
 			}
-			sb.WriteString("(?, ?, ?, ?, ?, ?::timestamptz)")
+			sb.WriteString(row)
 			args = append(args, e.ID, e.ProjectID, e.AccountID, e.Type, e.Data, e.CreatedAt)
+			for range deliveryIDsPerEvent {
+				args = append(args, NewID(PrefixWebhookDelivery))
+			}
 		}
-		ids := make([]string, n*deliveryIDsPerEvent)
-		for i := range ids {
-			ids[i] = NewID(PrefixWebhookDelivery)
-		}
-		sb.WriteString(`), e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at) SELECT * FROM v),
-			p AS (SELECT v.id AS event_id, v.project_id, v.type AS event_type, w.id AS endpoint_id, row_number() OVER () AS n
+		sb.WriteString(`), e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at)
+				SELECT id, project_id, account_id, type, data, created_at FROM v),
+			p AS (SELECT v.id AS event_id, v.project_id, v.type AS event_type, w.id AS endpoint_id,
+					(ARRAY[` + strings.Join(refs, ", ") + `])[row_number() OVER (PARTITION BY v.id)::int] AS delivery_id
 				FROM v JOIN webhook_endpoints w ON w.project_id = v.project_id AND w.enabled
 					AND (w.events = '' OR v.type = ANY (string_to_array(w.events, ',')))),
 			d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status, attempts, created_at, updated_at)
-				SELECT (string_to_array(?, ','))[p.n::int], p.project_id, p.endpoint_id, p.event_id, p.event_type, ?, 0, ?, ?
-				FROM p WHERE p.n <= ? RETURNING id),
+				SELECT delivery_id, project_id, endpoint_id, event_id, event_type, ?, 0, ?, ?
+				FROM p WHERE delivery_id IS NOT NULL RETURNING id),
 			j AS (INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state)
 				SELECT jsonb_build_object('delivery_id', d.id, 'attempt', 1), ?, ?, ?, ?, ?, ?::river_job_state FROM d)
-			SELECT event_id, project_id, event_type, endpoint_id FROM p WHERE p.n > ?`)
-		args = append(args, strings.Join(ids, ","), DeliveryPending, at, at, len(ids),
-			job.kind, job.maxAttempts, job.priority, job.queue, job.scheduledAt.UTC(), string(job.state), len(ids))
+			SELECT event_id, project_id, event_type, endpoint_id FROM p WHERE delivery_id IS NULL`)
+		args = append(args, DeliveryPending, at, at,
+			job.kind, job.maxAttempts, job.priority, job.queue, job.scheduledAt.UTC(), string(job.state))
 		var over []struct{ EventID, ProjectID, EventType, EndpointID string }
 		if err := s.q(ctx).Raw(sb.String(), args...).Scan(&over).Error; err != nil {
 			return translate(err, "insert events")
