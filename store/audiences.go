@@ -106,8 +106,8 @@ func (s *Store) AudienceMemberNumbers(ctx context.Context, audienceIDs []string)
 	if len(audienceIDs) == 0 {
 		return out, nil
 	}
-	err := s.q(ctx).Raw(`SELECT c.phone_number FROM audience_contacts m JOIN contacts c ON c.id = m.contact_id
-		WHERE m.audience_id IN ?`, audienceIDs).Scan(&out).Error
+	err := scan(s.q(ctx).Raw(`SELECT c.phone_number FROM audience_contacts m JOIN contacts c ON c.id = m.contact_id
+		WHERE m.audience_id IN ?`, audienceIDs), &out).Error
 	return out, translate(err, "audience member numbers")
 }
 

@@ -155,8 +155,7 @@ func (s *Store) BlastProgressOf(ctx context.Context, ids []string) (map[string]B
 		Status  string
 		N       int
 	}
-	err := s.q(ctx).Raw(`SELECT blast_id, status, COUNT(*) AS n FROM messages WHERE blast_id IN ? GROUP BY blast_id, status`, ids).
-		Scan(&rows).Error
+	err := scan(s.q(ctx).Raw(`SELECT blast_id, status, COUNT(*) AS n FROM messages WHERE blast_id IN ? GROUP BY blast_id, status`, ids), &rows).Error
 	if err != nil {
 		return nil, translate(err, "blast progress")
 	}

@@ -53,9 +53,9 @@ func (s *Store) ResolvePair(ctx context.Context, init Contact, phoneNumberID str
 	}
 	find := func() (*row, error) {
 		var r row
-		res := s.q(ctx).Raw(`SELECT c.*, cv.id AS conv_id, cv.created_at AS conv_created_at
+		res := scan(s.q(ctx).Raw(`SELECT c.*, cv.id AS conv_id, cv.created_at AS conv_created_at
 			FROM contacts c LEFT JOIN conversations cv ON cv.contact_id = c.id AND cv.phone_number_id = ?
-			WHERE c.account_id = ? AND c.phone_number = ?`, phoneNumberID, init.AccountID, init.PhoneNumber).Scan(&r)
+			WHERE c.account_id = ? AND c.phone_number = ?`, phoneNumberID, init.AccountID, init.PhoneNumber), &r)
 		if res.Error != nil {
 			return nil, translate(res.Error, "resolve contact")
 		}

@@ -142,7 +142,7 @@ func (s *Store) insertEventsAndDeliveries(ctx context.Context, evs []Event, at t
 		args = append(args, DeliveryPending, at, at,
 			job.kind, job.maxAttempts, job.priority, job.queue, job.scheduledAt.UTC(), string(job.state))
 		var over []struct{ EventID, ProjectID, EventType, EndpointID string }
-		if err := s.q(ctx).Raw(sb.String(), args...).Scan(&over).Error; err != nil {
+		if err := scan(s.q(ctx).Raw(sb.String(), args...), &over).Error; err != nil {
 			return translate(err, "insert events")
 		}
 		for _, o := range over {

@@ -67,7 +67,7 @@ func (s *Store) LinksOfMessage(ctx context.Context, messageID string) ([]Link, e
 // that was never stored (its send was rolled back) is not found.
 func (s *Store) GetLinkMessage(ctx context.Context, messageID string) (*LinkMessage, error) {
 	var m LinkMessage
-	res := s.q(ctx).Table("messages").Select("id, blast_id, conversation_id, metadata").Where("id = ?", messageID).Scan(&m)
+	res := scan(s.q(ctx).Table("messages").Select("id, blast_id, conversation_id, metadata").Where("id = ?", messageID), &m)
 	if res.Error != nil {
 		return nil, translate(res.Error, "get link message")
 	}

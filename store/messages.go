@@ -349,10 +349,10 @@ func (s *Store) ReserveSendSlots(ctx context.Context, phoneNumberID string, now 
 func (s *Store) reserveSlots(ctx context.Context, phoneNumberID string, n, step, count int64) (time.Time, error) {
 	iv := step * count
 	var next int64
-	err := s.q(ctx).Raw(`INSERT INTO sender_pacing (phone_number_id, next_slot_us) VALUES (?, ?)
+	err := scan(s.q(ctx).Raw(`INSERT INTO sender_pacing (phone_number_id, next_slot_us) VALUES (?, ?)
 		ON CONFLICT (phone_number_id) DO UPDATE SET next_slot_us =
 			CASE WHEN sender_pacing.next_slot_us > ? THEN sender_pacing.next_slot_us ELSE ? END + ?
-		RETURNING next_slot_us`, phoneNumberID, n+iv, n, n, iv).Scan(&next).Error
+		RETURNING next_slot_us`, phoneNumberID, n+iv, n, n, iv), &next).Error
 	if err != nil {
 		return time.Time{}, translate(err, "reserve send slot")
 	}
@@ -499,7 +499,7 @@ func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref, 
 		CampaignStatus    *string
 		TollFreeActive    *int
 	}
-	res := s.q(ctx).Raw(q, args...).Scan(&row)
+	res := scan(s.q(ctx).Raw(q, args...), &row)
 	if res.Error != nil {
 		return nil, translate(res.Error, "load send context")
 	}

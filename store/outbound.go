@@ -51,10 +51,10 @@ func (s *Store) MarkSent(ctx context.Context, subs []Submitted, at time.Time) ([
 		if err != nil {
 			return nil, err
 		}
-		err = s.q(ctx).Raw(`UPDATE messages AS m SET status = ?, sent_at = ?, updated_at = ?,
+		err = scan(s.q(ctx).Raw(`UPDATE messages AS m SET status = ?, sent_at = ?, updated_at = ?,
 			carrier_id = COALESCE(NULLIF(v.cid, ''), m.carrier_id)
 			FROM (SELECT DISTINCT ON (id) id, cid FROM jsonb_to_recordset(?::jsonb) AS x(id text, cid text)) AS v
-			WHERE m.id IN ? AND m.id = v.id AND m.status = ? RETURNING m.*`, StatusSent, at, at, string(b), idsOf(subs, func(s Submitted) string { return s.ID }), StatusSending).Scan(&out).Error
+			WHERE m.id IN ? AND m.id = v.id AND m.status = ? RETURNING m.*`, StatusSent, at, at, string(b), idsOf(subs, func(s Submitted) string { return s.ID }), StatusSending), &out).Error
 		return out, translate(err, "mark messages sent")
 	}
 	for _, sub := range subs {
@@ -109,7 +109,7 @@ func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome) ([]*Message,
 		if err != nil {
 			return nil, err
 		}
-		err = s.q(ctx).Raw(`UPDATE messages AS m SET status = v.status, updated_at = v.at, sent_at = COALESCE(m.sent_at, v.at),
+		err = scan(s.q(ctx).Raw(`UPDATE messages AS m SET status = v.status, updated_at = v.at, sent_at = COALESCE(m.sent_at, v.at),
 			delivered_at = CASE WHEN v.status = ? THEN v.at ELSE m.delivered_at END,
 			failed_at = CASE WHEN v.status = ? THEN v.at ELSE m.failed_at END,
 			failure_reason = CASE WHEN v.status = ? THEN v.reason ELSE m.failure_reason END,
@@ -117,7 +117,7 @@ func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome) ([]*Message,
 			FROM (SELECT DISTINCT ON (id) id, status, at, reason, cid
 				FROM jsonb_to_recordset(?::jsonb) AS x(id text, status text, at timestamptz, reason text, cid text)) AS v
 			WHERE m.id IN ? AND m.id = v.id AND m.direction = ? AND m.status IN (?, ?) RETURNING m.*`,
-			StatusDelivered, StatusFailed, StatusFailed, string(b), idsOf(outs, func(o Outcome) string { return o.ID }), DirectionOutbound, StatusSending, StatusSent).Scan(&rows).Error
+			StatusDelivered, StatusFailed, StatusFailed, string(b), idsOf(outs, func(o Outcome) string { return o.ID }), DirectionOutbound, StatusSending, StatusSent), &rows).Error
 		if err != nil {
 			return nil, translate(err, "finish messages")
 		}

@@ -149,9 +149,9 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 		Kind      string
 		LockedAt  *time.Time
 	}
-	err := s.q(ctx).Raw(`SELECT k.id, k.project_id, k.kind, p.locked_at
+	err := scan(s.q(ctx).Raw(`SELECT k.id, k.project_id, k.kind, p.locked_at
 		FROM api_keys k JOIN projects p ON p.id = k.project_id
-		WHERE k.hash = ? AND k.revoked_at IS NULL`, HashKey(secret)).Scan(&row).Error
+		WHERE k.hash = ? AND k.revoked_at IS NULL`, HashKey(secret)), &row).Error
 	if err != nil {
 		return nil, translate(err, "authenticate")
 	}

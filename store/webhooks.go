@@ -339,13 +339,13 @@ func (s *Store) DeliveryWorks(ctx context.Context, ids []string) (map[string]*De
 		VData                string
 		VCreatedAt           time.Time
 	}
-	err := s.q(ctx).Raw(`SELECT d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts,
+	err := scan(s.q(ctx).Raw(`SELECT d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts,
 		e.id AS e_id, e.url AS e_url, e.secret AS e_secret, e.previous_secret AS e_previous_secret,
 		e.previous_secret_until AS e_previous_secret_until, e.enabled AS e_enabled, e.failing_since AS e_failing_since,
 		v.id AS v_id, v.project_id AS v_project_id, v.account_id AS v_account_id, v.type AS v_type, v.data AS v_data,
 		v.created_at AS v_created_at
 		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events v ON v.id = d.event_id
-		WHERE d.id IN ?`, uniq(ids)).Scan(&rows).Error
+		WHERE d.id IN ?`, uniq(ids)), &rows).Error
 	if err != nil {
 		return nil, translate(err, "get delivery work")
 	}
