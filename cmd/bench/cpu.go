@@ -76,6 +76,18 @@ func procTicks(path string) (uint64, string) {
 	return ut + st, comm
 }
 
+// cpuWindow samples the machine's CPU at from and at to, and sends the split between the two.
+func cpuWindow(from, to time.Time) <-chan *CPUShare {
+	done := make(chan *CPUShare, 1)
+	go func() {
+		time.Sleep(time.Until(from))
+		a := sampleCPU()
+		time.Sleep(time.Until(to))
+		done <- cpuBetween(a, sampleCPU())
+	}()
+	return done
+}
+
 // cpuBetween splits the CPU used between two samples. Ticks are USER_HZ (100/s on Linux).
 func cpuBetween(a, b cpuSample) *CPUShare {
 	if !a.ok || !b.ok {

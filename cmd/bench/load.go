@@ -93,13 +93,7 @@ func (b *Bench) Measure(ctx context.Context, p Phase) (*Result, error) {
 	}
 
 	// Sample the machine's CPU at the window's edges, to show who used it while we measured.
-	cpuDone := make(chan *CPUShare, 1)
-	go func() {
-		time.Sleep(time.Until(from))
-		a := sampleCPU()
-		time.Sleep(time.Until(to))
-		cpuDone <- cpuBetween(a, sampleCPU())
-	}()
+	cpuDone := cpuWindow(from, to)
 
 	workers := make([]worker, conc)
 	perWorker := 1 << 14
