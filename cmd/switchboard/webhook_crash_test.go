@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+// The webhook crash test: the real binary serving on PostgreSQL is killed with SIGKILL while it
+// delivers the webhooks of 3,000 events to a slow receiver, then started again. Every event must
+// reach the receiver and every delivery end succeeded; only a request in flight at the kill may
+// arrive twice (the same webhook-id, which receivers deduplicate on).
+var _ = Describe("A crash while delivering webhooks", Ordered, func() {
+	const (
+		total = 3000
+		// workers is the webhook queue's workers per instance: at most that many requests are in
+		// flight when the process dies, and only those may be repeated.
+		workers = 400
+	)
+	var proc *serveProcess
+
+	BeforeAll(func(ctx context.Context) {
+		proc = newServeProcess(ctx, "the webhook crash test", "--webhook-allow-private", "true")
+	})
+
+	It("loses no webhook", func(ctx context.Context) {
+		var mu sync.Mutex
+		arrived := map[string]int{}
+		var requests atomic.Int64
+		rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			requests.Add(1)
+			// Hold every request, so that hundreds are in flight whenever the process dies.
+			select {
+			case <-time.After(300 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+			mu.Lock()
+			arrived[r.Header.Get("webhook-id")]++
+			mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		DeferCleanup(rcv.Close)
+		got := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(arrived)
+		}
+
+		prj, err := proc.st.CreateProject(ctx, "webhook crash")
+		Expect(err).NotTo(HaveOccurred())
+		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: proc.st, AllowPrivate: true})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = wh.SetEndpoint(ctx, prj.ID, rcv.URL, nil)
+		Expect(err).NotTo(HaveOccurred())
+		By("recording 3,000 events")
+		account := store.NewID(store.PrefixAccount)
+		evs := make([]store.Event, total)
+		for i := range evs {
+			evs[i], err = store.NewEvent(prj.ID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Expect(proc.st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })).To(Succeed())
+		Expect(proc.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE project_id = ?`, prj.ID)).To(BeEquivalentTo(total))
+
+		began := time.Now()
+		serve := proc.start()
+		By("killing the server with SIGKILL while it delivers")
+		Eventually(got).WithTimeout(30 * time.Second).WithPolling(10 * time.Millisecond).Should(BeNumerically(">=", 600))
+		Expect(serve.Process.Kill()).To(Succeed())
+		_, _ = serve.Process.Wait()
+		atKill, requestsAtKill := got(), requests.Load()
+		GinkgoWriter.Printf("killed after %s: %d events arrived, %d requests made\n", time.Since(began), atKill, requestsAtKill)
+		Expect(atKill).To(BeNumerically("<", total), "the kill came mid-delivery")
+		Expect(requestsAtKill).To(BeNumerically(">", atKill), "requests were in flight at the kill")
+
+		By("starting it again")
+		proc.start()
+		Eventually(func() int64 {
+			return proc.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE project_id = ? AND status = ?`, prj.ID, store.DeliverySucceeded)
+		}).WithTimeout(120 * time.Second).WithPolling(250 * time.Millisecond).Should(BeEquivalentTo(total))
+		GinkgoWriter.Printf("every delivery succeeded %s after the first start\n", time.Since(began))
+
+		mu.Lock()
+		defer mu.Unlock()
+		twice := 0
+		for _, e := range evs {
+			Expect(arrived).To(HaveKey(e.ID), "every event reached the receiver")
+			twice += arrived[e.ID] - 1
+		}
+		Expect(arrived).To(HaveLen(total))
+		GinkgoWriter.Printf("%d events arrived twice\n", twice)
+		Expect(twice).To(BeNumerically("<=", workers), "only a request in flight at the kill is repeated")
+	})
+})
