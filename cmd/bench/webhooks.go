@@ -217,7 +217,7 @@ func steadyPhase(ctx context.Context, b *Bench, db *Database, core *service.Core
 	}
 	b.rep.Note("webhooks db=%s, %s: %d events produced (%.0f/s offered, %.0f/s achieved, %d producer errors), %d delivered, %d requests in all (duplicates %d); last arrival %.1fs after the producers stopped",
 		db.Name, how, total, float64(webhookOfferedRate), float64(total)/producedAt.Sub(start).Seconds(), produceErrs.Load(), len(lags),
-		rcv.requests.Load(), rcv.requests.Load()-int64(len(arrivals)), lastArrival.Sub(producedAt).Seconds())
+		rcv.requests.Load(), rcv.requests.Load()-int64(len(arrivals)), max(0, lastArrival.Sub(producedAt).Seconds()))
 	b.rep.Note("webhooks db=%s, %s: %.0f deliveries/s while producing, %.0f/s including the drain; lag from event to arrival p50 %s, p90 %s, p99 %s, max %s",
 		db.Name, how, win.RPS, allRPS, fmtDur(win.P50), fmtDur(win.P90), fmtDur(win.P99), fmtDur(win.Max))
 	b.rep.Result(win)
