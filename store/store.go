@@ -177,7 +177,8 @@ func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
 
 // scan runs tx's query and scans its rows into dest, as gorm's Scan does, but without the
 // statement text gorm's Scan renders for its logger on every call (every argument inlined by
-// regular expressions, logged or not): that cost about 5% of the CPU on the event path.
+// regular expressions, logged or not): that cost about 5% of the CPU on the event path. tx is a
+// query being built (Raw, Table, Where…), whose instance then holds Error and RowsAffected.
 func scan(tx *gorm.DB, dest any) *gorm.DB {
 	rows, err := tx.Rows()
 	if err != nil {

@@ -119,11 +119,11 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 	})
 }
 
-// steadyPhase has producers offer webhookOfferedRate events/s, for warm-up plus
-// the measured duration, to a project and receiver of the phase's own; record records one event
-// and returns once it is committed. It waits (at most 2 minutes) until every event has arrived,
-// then reports deliveries/s while producing, the lag from event to arrival and the CPU's split;
-// with PostgreSQL, the grouped phase's figures are checked against the targets.
+// steadyPhase has producers offer webhookOfferedRate events/s, for warm-up plus the measured
+// duration, to a project and receiver of the phase's own; record records one event and returns
+// once it is committed. It waits (at most 2 minutes) until every event has arrived, then reports
+// deliveries/s while producing, the lag from event to arrival and the CPU's split; with
+// PostgreSQL, the grouped phase's figures are checked against the targets.
 func steadyPhase(ctx context.Context, b *Bench, db *Database, core *service.Core, key, how string, producers int,
 	record func(ctx context.Context, e store.Event) error) error {
 	st := db.Store
