@@ -41,6 +41,20 @@ func requestCount(metrics, operation, method string, status int) float64 {
 	return 0
 }
 
+// metricValue reads one series (a name with its labels as /metrics prints them, e.g.
+// `switchboard_webhook_attempts_total{outcome="timeout"}`) from the /metrics text; 0 when the
+// series does not exist yet.
+func metricValue(metrics, series string) float64 {
+	for _, line := range strings.Split(metrics, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			Expect(err).NotTo(HaveOccurred())
+			return f
+		}
+	}
+	return 0
+}
+
 // decodeEnvelope reads an error envelope from a raw body.
 func decodeEnvelope(body []byte) map[string]any {
 	var m struct {

@@ -117,6 +117,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
 	}
 	s.indexRoutes(spec)
+	s.metrics.registry.MustRegister(core.Webhooks.Collectors()...)
 	s.apiLogs = newAPILogWriter(core.Store, s.log, s.metrics.apiLogsDropped)
 
 	e := echo.New()

@@ -368,6 +368,8 @@ var _ = Describe("Webhooks", func() {
 			refused := t.subscribe("http://" + refusedAddr + "/hooks")
 			t.subscribe(failing500.URL())
 			t.subscribe(slow.URL())
+			metricsText := func() string { return string(t.withKey("").get("/metrics").Body) }
+			before := metricsText()
 
 			start := time.Now()
 			m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "Retry me"})
@@ -408,6 +410,22 @@ var _ = Describe("Webhooks", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(ds).To(HaveLen(9))
 			Expect(ds).To(HaveEach(SatisfyAll(HaveField("Status", store.DeliverySucceeded), HaveField("Attempts", 2))))
+
+			By("counting every attempt by outcome in /metrics, and the lag of each success")
+			after := metricsText()
+			grew := func(series string) float64 { return metricValue(after, series) - metricValue(before, series) }
+			attempts := func(outcome string) float64 {
+				return grew(`switchboard_webhook_attempts_total{outcome="` + outcome + `"}`)
+			}
+			Expect(attempts("success")).To(BeNumerically(">=", 9))
+			Expect(attempts("http_status")).To(BeNumerically(">=", 3))
+			Expect(attempts("timeout")).To(BeNumerically(">=", 3))
+			Expect(attempts("connection_refused")).To(BeNumerically(">=", 3))
+			Expect(grew("switchboard_webhook_attempt_duration_seconds_count")).To(BeNumerically(">=", 18))
+			Expect(grew("switchboard_webhook_delivery_lag_seconds_count")).To(BeNumerically(">=", 9))
+			// The retried deliveries waited at least the first retry's 5 s.
+			Expect(grew(`switchboard_webhook_delivery_lag_seconds_bucket{le="5"}`)).
+				To(BeNumerically("<=", grew("switchboard_webhook_delivery_lag_seconds_count")-9))
 		})
 
 		It("does not follow redirects: a 3xx is a failed attempt", func() {

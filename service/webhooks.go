@@ -95,6 +95,7 @@ type Webhooks struct {
 	// record their outcomes in one transaction.
 	works   *store.Batcher[string, *store.DeliveryWork]
 	records *store.Batcher[attemptRecord, struct{}]
+	metrics *webhookMetrics
 }
 
 // NewWebhooks returns the Webhooks service.
@@ -117,7 +118,7 @@ func NewWebhooks(cfg WebhooksConfig) (*Webhooks, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Webhooks{cfg: cfg, client: cfg.Client}
+	w := &Webhooks{cfg: cfg, client: cfg.Client, metrics: newWebhookMetrics()}
 	if w.client == nil {
 		w.client = NewWebhookClient(cfg.AllowPrivate, cfg.Timeout)
 	}
@@ -425,15 +426,21 @@ func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhook
 	}
 	if !work.Endpoint.Enabled {
 		msg := "endpoint disabled"
-		return w.cfg.Store.UpdateWebhookDelivery(ctx, a.DeliveryID, map[string]any{"status": store.DeliveryFailed,
+		err := w.cfg.Store.UpdateWebhookDelivery(ctx, a.DeliveryID, map[string]any{"status": store.DeliveryFailed,
 			"last_error": msg, "next_attempt_at": nil, "updated_at": w.now()})
+		if err == nil {
+			w.metrics.failed.Inc()
+		}
+		return err
 	}
-	status, failure := w.attempt(ctx, work)
+	began := time.Now()
+	status, failure, outcome := w.attempt(ctx, work)
 	if ctx.Err() != nil {
 		// This instance is stopping; the attempt is not the endpoint's failure. River runs the
 		// job again (here or on another instance) with the same attempt number.
 		return ctx.Err()
 	}
+	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt, w.cfg.Now())
 	_, err = w.records.Do(ctx, attemptRecord{work: work, attempt: a.Attempt, status: status, failure: failure})
 	return err
 }
@@ -451,12 +458,12 @@ func (w *Webhooks) loadWorks(ctx context.Context, ids []string) ([]*store.Delive
 	return out, nil
 }
 
-// attempt POSTs the event once; it returns the HTTP status (0 without an answer) and, when the
-// attempt failed, why.
-func (w *Webhooks) attempt(ctx context.Context, work *store.DeliveryWork) (int, string) {
+// attempt POSTs the event once; it returns the HTTP status (0 without an answer), the outcome
+// (attemptSucceeded, …) and, when the attempt failed, why.
+func (w *Webhooks) attempt(ctx context.Context, work *store.DeliveryWork) (status int, failure, outcome string) {
 	body, err := WebhookBody(&work.Event)
 	if err != nil {
-		return 0, err.Error()
+		return 0, err.Error(), attemptError
 	}
 	now := w.cfg.Now()
 	secrets := []string{work.Endpoint.Secret}
@@ -465,11 +472,11 @@ func (w *Webhooks) attempt(ctx context.Context, work *store.DeliveryWork) (int, 
 	}
 	sig, svc, err := SignWebhook(secrets, work.Event.ID, now, body)
 	if err != nil {
-		return 0, err.Error()
+		return 0, err.Error(), attemptError
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, work.Endpoint.URL, strings.NewReader(string(body)))
 	if err != nil {
-		return 0, err.Error()
+		return 0, err.Error(), attemptError
 	}
 	h := req.Header
 	h.Set("Content-Type", "application/json")
@@ -480,13 +487,14 @@ func (w *Webhooks) attempt(ctx context.Context, work *store.DeliveryWork) (int, 
 	h.Set("svc-signature", svc)
 	resp, err := w.client.Do(req)
 	if err != nil {
-		return 0, describeSendError(err, w.cfg.Timeout)
+		outcome, failure := describeSendError(err, w.cfg.Timeout)
+		return 0, failure, outcome
 	}
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-		return resp.StatusCode, ""
+		return resp.StatusCode, "", attemptSucceeded
 	}
 	msg := "HTTP " + strconv.Itoa(resp.StatusCode)
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
@@ -495,21 +503,22 @@ func (w *Webhooks) attempt(ctx context.Context, work *store.DeliveryWork) (int, 
 	if s := strings.TrimSpace(string(snippet)); s != "" {
 		msg += ": " + s
 	}
-	return resp.StatusCode, msg
+	return resp.StatusCode, msg, attemptHTTPStatus
 }
 
-func describeSendError(err error, timeout time.Duration) string {
+// describeSendError classifies a request that got no answer and says why, for the delivery.
+func describeSendError(err error, timeout time.Duration) (outcome, failure string) {
 	var refused *RefusedTargetError
 	var ne net.Error
 	switch {
 	case errors.As(err, &refused):
-		return refused.Error()
+		return attemptRefusedTarget, refused.Error()
 	case errors.As(err, &ne) && ne.Timeout():
-		return fmt.Sprintf("no answer within %s", timeout)
+		return attemptTimeout, fmt.Sprintf("no answer within %s", timeout)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
+		return attemptRefused, "connection refused"
 	}
-	return err.Error()
+	return attemptError, err.Error()
 }
 
 // attemptRecord is the outcome of one attempt: the HTTP status (0 without an answer) and, when
@@ -526,7 +535,9 @@ type attemptRecord struct {
 // endpoint that has failed for DisableAfter.
 func (w *Webhooks) recordAll(ctx context.Context, recs []attemptRecord) ([]struct{}, error) {
 	now := w.now()
+	var failed, disabled int // counted once the transaction commits
 	err := w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		failed, disabled = 0, 0
 		var retries []river.InsertManyParams
 		healthy, failing := map[string]bool{}, map[string]*store.WebhookEndpoint{}
 		type outcome struct{ attempt, status int }
@@ -552,6 +563,7 @@ func (w *Webhooks) recordAll(ctx context.Context, recs []attemptRecord) ([]struc
 					InsertOpts: &river.InsertOpts{ScheduledAt: next}})
 			} else {
 				fields["status"], fields["next_attempt_at"] = store.DeliveryFailed, nil
+				failed++
 				w.cfg.Logger.Info("webhook delivery failed after its last attempt", "delivery", id, "event", r.work.Event.ID,
 					"endpoint", ep.ID, "attempts", r.attempt, "error", r.failure)
 			}
@@ -577,17 +589,22 @@ func (w *Webhooks) recordAll(ctx context.Context, recs []attemptRecord) ([]struc
 		}
 		reason := fmt.Sprintf("failing continuously for %s", w.cfg.DisableAfter)
 		for _, ep := range failing {
-			disabled, err := tx.MarkEndpointFailing(ctx, ep.ID, now, now.Add(-w.cfg.DisableAfter), reason)
+			off, err := tx.MarkEndpointFailing(ctx, ep.ID, now, now.Add(-w.cfg.DisableAfter), reason)
 			if err != nil {
 				return err
 			}
-			if disabled {
+			if off {
+				disabled++
 				w.cfg.Logger.Warn("disabled a webhook endpoint that kept failing", "endpoint", ep.ID,
 					"project", ep.ProjectID, "url", ep.URL, "for", w.cfg.DisableAfter)
 			}
 		}
 		return nil
 	})
+	if err == nil {
+		w.metrics.failed.Add(float64(failed))
+		w.metrics.disabled.Add(float64(disabled))
+	}
 	return make([]struct{}, len(recs)), err
 }
 

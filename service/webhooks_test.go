@@ -15,6 +15,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
@@ -203,6 +204,14 @@ var _ = Describe("Webhook delivery", func() {
 		failed, err := wh.Deliveries(ctx, project, true, 10)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(failed).To(HaveLen(2))
+		Expect(metricOf(wh, "switchboard_webhook_attempts_total", "outcome", "http_status")).To(BeEquivalentTo(9))
+		Expect(metricOf(wh, "switchboard_webhook_attempts_total", "outcome", "success")).To(BeZero())
+		Expect(metricOf(wh, "switchboard_webhook_attempt_duration_seconds")).To(BeEquivalentTo(9))
+		// Both counters follow their commits.
+		Eventually(func() float64 { return metricOf(wh, "switchboard_webhook_deliveries_failed_total") }).
+			WithTimeout(5*time.Second).Should(BeEquivalentTo(2), "after the last attempt, and on the disabled endpoint")
+		Eventually(func() float64 { return metricOf(wh, "switchboard_webhook_endpoints_disabled_total") }).
+			WithTimeout(5 * time.Second).Should(BeEquivalentTo(1))
 
 		// The operator fixes the receiver, enables the endpoint and replays the failures.
 		healthy.Store(true)
@@ -216,6 +225,9 @@ var _ = Describe("Webhook delivery", func() {
 			SatisfyAll(HaveField("EventID", evt), HaveField("Status", store.DeliverySucceeded)),
 			SatisfyAll(HaveField("EventID", second), HaveField("Status", store.DeliverySucceeded))))
 		Expect(r.hooks()).To(HaveLen(11))
+		Eventually(func() float64 { return metricOf(wh, "switchboard_webhook_attempts_total", "outcome", "success") }).
+			WithTimeout(5 * time.Second).Should(BeEquivalentTo(2))
+		Expect(metricOf(wh, "switchboard_webhook_delivery_lag_seconds")).To(BeEquivalentTo(2), "one lag per success")
 	})
 
 	It("signs with the new secret only once the rotation's 24 hours have passed", func() {
@@ -284,6 +296,7 @@ var _ = Describe("Webhook delivery", func() {
 			Eventually(delivery(evt)).WithTimeout(10 * time.Second).Should(SatisfyAll(HaveField("Attempts", 1),
 				HaveField("LastError", HaveValue(ContainSubstring("refused: ")))))
 			Expect(r.hooks()).To(BeEmpty())
+			Expect(metricOf(wh, "switchboard_webhook_attempts_total", "outcome", "refused_target")).To(BeEquivalentTo(1))
 		})
 	})
 
@@ -329,3 +342,34 @@ var _ = Describe("Webhook delivery", func() {
 		GinkgoWriter.Printf("%d requests for %d events: %d reached the receiver before the stop\n", len(r.hooks()), n, before)
 	})
 })
+
+// metricOf gathers wh's metrics and returns the one named name whose labels include the given
+// name/value pairs: a counter's value, or a histogram's count of observations; 0 when absent.
+func metricOf(wh *service.Webhooks, name string, labels ...string) float64 {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(wh.Collectors()...)
+	families, err := reg.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range f.GetMetric() {
+			have := map[string]string{}
+			for _, l := range m.GetLabel() {
+				have[l.GetName()] = l.GetValue()
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if have[labels[i]] != labels[i+1] {
+					continue metrics
+				}
+			}
+			if h := m.GetHistogram(); h != nil {
+				return float64(h.GetSampleCount())
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}
