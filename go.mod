@@ -25,6 +25,7 @@ require (
 	github.com/riverqueue/river/riverdriver v0.39.0
 	github.com/riverqueue/river/riverdriver/riverdatabasesql v0.39.0
 	github.com/riverqueue/river/riverdriver/riversqlite v0.39.0
+	github.com/riverqueue/river/rivertype v0.39.0
 	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	go.jetify.com/typeid v1.3.0
 	golang.org/x/sync v0.22.0
@@ -69,7 +70,6 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/riverqueue/river/rivershared v0.39.0 // indirect
-	github.com/riverqueue/river/rivertype v0.39.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/speakeasy-api/jsonpath v0.6.3 // indirect
 	github.com/speakeasy-api/openapi v1.24.0 // indirect
