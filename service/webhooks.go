@@ -440,7 +440,7 @@ func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhook
 		// job again (here or on another instance) with the same attempt number.
 		return ctx.Err()
 	}
-	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt, w.cfg.Now())
+	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt)
 	_, err = w.records.Do(ctx, attemptRecord{work: work, attempt: a.Attempt, status: status, failure: failure})
 	return err
 }

@@ -59,11 +59,12 @@ func (w *Webhooks) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{m.attempts, m.duration, m.lag, m.failed, m.disabled}
 }
 
-// observeAttempt counts one attempt that took took; a success also records its event's lag.
-func (m *webhookMetrics) observeAttempt(outcome string, took time.Duration, eventAt, now time.Time) {
+// observeAttempt counts one attempt that took took; a success also records the lag since its
+// event's creation, in real time (an injected clock only schedules retries).
+func (m *webhookMetrics) observeAttempt(outcome string, took time.Duration, eventAt time.Time) {
 	m.attempts.WithLabelValues(outcome).Inc()
 	m.duration.Observe(took.Seconds())
 	if outcome == attemptSucceeded {
-		m.lag.Observe(now.Sub(eventAt).Seconds())
+		m.lag.Observe(time.Since(eventAt).Seconds())
 	}
 }
