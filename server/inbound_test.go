@@ -22,6 +22,15 @@ func handsetSends(from, to, body string) string {
 	return id
 }
 
+// handsetCalls makes a handset call one of the installation's numbers through the simulated
+// carrier, which reports the call (and its voicemail) as a real carrier does.
+func handsetCalls(call sim.Call) {
+	c, err := core.Carriers.Get(sim.Name)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	_, err = c.(*sim.Carrier).PlaceCall(context.Background(), call)
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+}
+
 var _ = Describe("Inbound messages", func() {
 	var (
 		t      *tenant

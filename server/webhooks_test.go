@@ -22,6 +22,7 @@ import (
 	. "github.com/onsi/gomega"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/gen"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
@@ -153,7 +154,8 @@ var eventSchemas = map[string]string{
 	"message.received": "MessageReceivedEvent", "conversation.created": "ConversationCreatedEvent",
 	"contact.opted_in": "ContactOptedInEvent", "contact.opted_out": "ContactOptedOutEvent",
 	"campaign.approved": "CampaignApprovedEvent", "phone_number.attached_to_campaign": "PhoneNumberAttachedToCampaignEvent",
-	"link.followed": "LinkFollowedEvent",
+	"link.followed": "LinkFollowedEvent", "call.ended": "CallEndedEvent",
+	"recording.completed": "RecordingCompletedEvent", "voicemail.received": "VoicemailReceivedEvent",
 }
 
 // conformsTo checks a delivery body against a component schema of the contract.
@@ -282,6 +284,15 @@ var _ = Describe("Webhooks", func() {
 			Entry("link.followed (shortened link of a sent message, then GET /l/{code})", "link.followed", func(t *tenant, acct, from string) {
 				code := t.shortenedLink(acct, from, "https://acme.example/offers?id=7")
 				Expect(t.get("/l/" + code)).To(HaveStatus(http.StatusFound))
+			}),
+			Entry("call.ended (handset calls the account's number)", "call.ended", func(t *tenant, acct, from string) {
+				handsetCalls(sim.Call{From: newHandset(), To: from, Answered: true, TalkSeconds: 12})
+			}),
+			Entry("recording.completed (handset leaves a voicemail)", "recording.completed", func(t *tenant, acct, from string) {
+				handsetCalls(sim.Call{From: newHandset(), To: from, VoicemailSeconds: 3})
+			}),
+			Entry("voicemail.received (handset leaves a voicemail)", "voicemail.received", func(t *tenant, acct, from string) {
+				handsetCalls(sim.Call{From: newHandset(), To: from, VoicemailSeconds: 3})
 			}),
 		)
 	})
