@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.Warmup, "warmup", time.Second, "unmeasured warm-up before each phase")
 	fs.IntVar(&o.Concurrency, "concurrency", 32, "concurrent clients")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "timeout of every request")
-	fs.StringVar(&phaseStr, "phase", "", "comma-separated phase keys to keep (api: get, post, baseline; webhooks: backlog, grouped, single); default all")
+	fs.StringVar(&phaseStr, "phase", "", "comma-separated phase keys to keep (api: get, post, baseline; webhooks: backlog, grouped, single, stalled); default all")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of each measured phase to `prefix`-<db>-<phase>.pprof")
 	fs.BoolVar(&o.JSON, "json", false, "print results as JSON lines")
 	fs.Usage = func() {

@@ -35,6 +35,9 @@ const (
 	// outboundParallel), which record the platform's busiest events.
 	webhookGroupMax      = 200
 	webhookGroupParallel = 1
+	// webhookStalledBurst is how many events the stalled phase records at once for an endpoint
+	// that never answers, before its producers start.
+	webhookStalledBurst = 2000
 )
 
 // runWebhooks is the "webhooks" scenario (issue 5). Every phase has a project of its own with
@@ -49,6 +52,9 @@ const (
 //     judged on this phase.
 //   - single: the same offered rate, each event in a transaction of its own: the most expensive
 //     way to record an event, which bounds the rate by the producers' own cost.
+//   - stalled: the grouped phase again, after another project recorded a burst of events for an
+//     endpoint that accepts connections and never answers (each attempt waits the whole 15 s
+//     timeout): what one tenant's dead endpoint does to everybody else's webhooks.
 //
 // The steady phases report deliveries/s while the producers run, the lag from an event's
 // creation to its arrival at the receiver, and how the CPU was shared.
@@ -95,22 +101,30 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 			}
 		}
 		if b.keep("grouped") {
-			group := store.NewBatcher(webhookGroupMax, webhookGroupParallel, func(ctx context.Context, evs []store.Event) ([]struct{}, error) {
-				err := st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
-				return make([]struct{}, len(evs)), err
-			})
-			err := steadyPhase(ctx, b, db, core, "grouped", "events group-committed", webhookGroupProducers, func(ctx context.Context, e store.Event) error {
-				_, err := group.Do(ctx, e)
-				return err
-			})
+			err := steadyPhase(ctx, b, db, core, "grouped", "events group-committed", webhookGroupProducers, nil, groupRecorder(st))
 			if err != nil {
 				return err
 			}
 		}
 		if b.keep("single") {
-			err := steadyPhase(ctx, b, db, core, "single", "one event per transaction", webhookProducers, func(ctx context.Context, e store.Event) error {
+			err := steadyPhase(ctx, b, db, core, "single", "one event per transaction", webhookProducers, nil, func(ctx context.Context, e store.Event) error {
 				return st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, []store.Event{e}) })
 			})
+			if err != nil {
+				return err
+			}
+		}
+		if b.keep("stalled") {
+			stalled, err := startStalledReceiver()
+			if err != nil {
+				return err
+			}
+			defer stalled.close()
+			burst := func(ctx context.Context) error { return recordStalledBurst(ctx, st, core, stalled.url) }
+			err = steadyPhase(ctx, b, db, core, "stalled", "events group-committed, beside a stalled endpoint", webhookGroupProducers, burst,
+				groupRecorder(st))
+			b.rep.Note("webhooks db=%s, stalled: the stalled endpoint got %d requests, at most %d at once (a burst of %d events for it)",
+				db.Name, stalled.requests.Load(), stalled.maxInFlight.Load(), webhookStalledBurst)
 			if err != nil {
 				return err
 			}
@@ -119,13 +133,27 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 	})
 }
 
+// groupRecorder records events as the outbound path records its own: through a group commit of
+// at most webhookGroupMax events per transaction, one transaction at a time.
+func groupRecorder(st *store.Store) func(ctx context.Context, e store.Event) error {
+	group := store.NewBatcher(webhookGroupMax, webhookGroupParallel, func(ctx context.Context, evs []store.Event) ([]struct{}, error) {
+		err := st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
+		return make([]struct{}, len(evs)), err
+	})
+	return func(ctx context.Context, e store.Event) error {
+		_, err := group.Do(ctx, e)
+		return err
+	}
+}
+
 // steadyPhase has producers offer webhookOfferedRate events/s, for warm-up plus the measured
 // duration, to a project and receiver of the phase's own; record records one event and returns
-// once it is committed. It waits (at most 2 minutes) until every event has arrived, then reports
+// once it is committed. before, when set, runs once the phase's endpoint exists, before the
+// producers start. It waits (at most 2 minutes) until every event has arrived, then reports
 // deliveries/s while producing, the lag from event to arrival and the CPU's split; with
-// PostgreSQL, the grouped phase's figures are checked against the targets.
+// PostgreSQL, the grouped and stalled phases' figures are checked against the targets.
 func steadyPhase(ctx context.Context, b *Bench, db *Database, core *service.Core, key, how string, producers int,
-	record func(ctx context.Context, e store.Event) error) error {
+	before func(ctx context.Context) error, record func(ctx context.Context, e store.Event) error) error {
 	st := db.Store
 	rcv, err := startHookReceiver()
 	if err != nil {
@@ -138,6 +166,11 @@ func steadyPhase(ctx context.Context, b *Bench, db *Database, core *service.Core
 	}
 	if _, err := core.Webhooks.SetEndpoint(ctx, p.ID, rcv.url, nil); err != nil {
 		return err
+	}
+	if before != nil {
+		if err := before(ctx); err != nil {
+			return err
+		}
 	}
 	account := store.NewID(store.PrefixAccount)
 	start := time.Now()
@@ -221,7 +254,7 @@ func steadyPhase(ctx context.Context, b *Bench, db *Database, core *service.Core
 	b.rep.Note("webhooks db=%s, %s: %.0f deliveries/s while producing, %.0f/s including the drain; lag from event to arrival p50 %s, p90 %s, p99 %s, max %s",
 		db.Name, how, win.RPS, allRPS, fmtDur(win.P50), fmtDur(win.P90), fmtDur(win.P99), fmtDur(win.Max))
 	b.rep.Result(win)
-	if db.Name == "postgres" && key == "grouped" {
+	if db.Name == "postgres" && key != "single" {
 		b.rep.Target(win, "webhook deliveries while producing ("+how+")", webhookTarget)
 		verdict := "met"
 		if win.P99 > webhookP99Target || int64(len(lags)) < total {
@@ -341,4 +374,65 @@ func (r *hookReceiver) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = r.srv.Shutdown(ctx)
+}
+
+// recordStalledBurst gives a project of its own an endpoint at url and records
+// webhookStalledBurst events for it in one transaction.
+func recordStalledBurst(ctx context.Context, st *store.Store, core *service.Core, url string) error {
+	p, err := st.CreateProject(ctx, "bench webhooks stalled endpoint")
+	if err != nil {
+		return err
+	}
+	if _, err := core.Webhooks.SetEndpoint(ctx, p.ID, url, nil); err != nil {
+		return err
+	}
+	account := store.NewID(store.PrefixAccount)
+	evs := make([]store.Event, webhookStalledBurst)
+	for i := range evs {
+		if evs[i], err = store.NewEvent(p.ID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)}); err != nil {
+			return err
+		}
+	}
+	return st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
+}
+
+// stalledReceiver is an endpoint that takes every request and never answers: each attempt lasts
+// until the sender gives up.
+type stalledReceiver struct {
+	url         string
+	srv         *http.Server
+	requests    atomic.Int64
+	inFlight    atomic.Int64
+	maxInFlight atomic.Int64
+}
+
+func startStalledReceiver() (*stalledReceiver, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r := &stalledReceiver{url: "http://" + ln.Addr().String() + "/hooks"}
+	r.srv = &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.requests.Add(1)
+		// Reading the whole body lets the server notice when the sender closes the connection.
+		_, _ = io.Copy(io.Discard, req.Body)
+		n := r.inFlight.Add(1)
+		for m := r.maxInFlight.Load(); n > m && !r.maxInFlight.CompareAndSwap(m, n); m = r.maxInFlight.Load() {
+		}
+		<-req.Context().Done() // the sender gave up
+		r.inFlight.Add(-1)
+	})}
+	go func() {
+		if err := r.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+			fmt.Fprintln(os.Stderr, "bench: stalled receiver:", err)
+		}
+	}()
+	return r, nil
+}
+
+func (r *stalledReceiver) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = r.srv.Shutdown(ctx) // waits for no stalled request: they end with their senders
+	_ = r.srv.Close()
 }
