@@ -157,8 +157,9 @@ func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error)
 			// A free worker fetches the next batch at once; the poll only finds a new blast.
 			BlastsQueue: {MaxWorkers: 4, FetchPollInterval: 200 * time.Millisecond},
 			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers; they
-			// also keep a fast endpoint's deliveries in large group commits.
-			WebhooksQueue: {MaxWorkers: 400},
+			// also keep a fast endpoint's deliveries in large group commits. One endpoint holds at most
+			// WebhooksConfig.EndpointConcurrency of them, and a slow one far fewer (see endpointGuard).
+			WebhooksQueue: {MaxWorkers: 600},
 			// The fan-out queue only drains the fan-out jobs of earlier releases.
 			store.QueueWebhookFanout: {MaxWorkers: 2, FetchPollInterval: 2 * time.Second}},
 		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter})

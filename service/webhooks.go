@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/netip"
@@ -74,6 +75,23 @@ type WebhooksConfig struct {
 	// DisableAfter is how long an endpoint may fail continuously before it is disabled. Defaults
 	// to DefaultWebhookDisableAfter (5 days).
 	DisableAfter time.Duration
+	// EndpointConcurrency is how many attempts this instance sends at once to an endpoint that
+	// answers quickly; more attempts wait a moment for a slot. Defaults to
+	// DefaultWebhookEndpointConcurrency (100).
+	EndpointConcurrency int
+	// SlowEndpointConcurrency is how many attempts this instance sends at once to a slow endpoint
+	// (its attempts take a second or more); more attempts go back to the queue for a few seconds,
+	// without counting as attempts, so a slow endpoint holds few workers. Defaults to
+	// DefaultWebhookSlowEndpointConcurrency (25).
+	SlowEndpointConcurrency int
+	// BreakerThreshold is how many attempts in a row an endpoint may leave unanswered within
+	// Timeout before this instance stops sending to it for BreakerCooldown: meanwhile its
+	// attempts fail at once, without a request, and follow the retry schedule like any failure;
+	// then one attempt goes through as a probe, and any answer resumes deliveries. Defaults to
+	// DefaultWebhookBreakerThreshold (5).
+	BreakerThreshold int
+	// BreakerCooldown defaults to DefaultWebhookBreakerCooldown (30 s); it runs on Now.
+	BreakerCooldown time.Duration
 	// Client sends the deliveries. Defaults to a client with the SSRF guard (unless AllowPrivate),
 	// no proxy, no redirects and Timeout. A client given here is used as it is.
 	Client *http.Client
@@ -95,6 +113,8 @@ type Webhooks struct {
 	// record their outcomes in one transaction.
 	works   *store.Batcher[string, *store.DeliveryWork]
 	records *store.Batcher[attemptRecord, struct{}]
+	// guard keeps each endpoint's share of this instance's workers bounded.
+	guard   *endpointGuard
 	metrics *webhookMetrics
 }
 
@@ -112,13 +132,27 @@ func NewWebhooks(cfg WebhooksConfig) (*Webhooks, error) {
 	if cfg.DisableAfter == 0 {
 		cfg.DisableAfter = DefaultWebhookDisableAfter
 	}
+	if cfg.EndpointConcurrency <= 0 {
+		cfg.EndpointConcurrency = DefaultWebhookEndpointConcurrency
+	}
+	if cfg.SlowEndpointConcurrency <= 0 {
+		cfg.SlowEndpointConcurrency = DefaultWebhookSlowEndpointConcurrency
+	}
+	if cfg.BreakerThreshold <= 0 {
+		cfg.BreakerThreshold = DefaultWebhookBreakerThreshold
+	}
+	if cfg.BreakerCooldown <= 0 {
+		cfg.BreakerCooldown = DefaultWebhookBreakerCooldown
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Webhooks{cfg: cfg, client: cfg.Client, metrics: newWebhookMetrics()}
+	w := &Webhooks{cfg: cfg, client: cfg.Client, metrics: newWebhookMetrics(),
+		guard: newEndpointGuard(cfg.EndpointConcurrency, cfg.SlowEndpointConcurrency, cfg.BreakerThreshold,
+			cfg.BreakerCooldown, cfg.Now)}
 	if w.client == nil {
 		w.client = NewWebhookClient(cfg.AllowPrivate, cfg.Timeout)
 	}
@@ -433,17 +467,45 @@ func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhook
 		}
 		return err
 	}
+	p, verdict, until := w.guard.enter(ctx, work.Endpoint.ID)
+	switch {
+	case verdict == breakerOn:
+		// The endpoint left its last attempts unanswered: fail this one without waiting on it.
+		w.metrics.attempts.WithLabelValues(attemptBreakerOpen).Inc()
+		failure := fmt.Sprintf("not sent: the endpoint left %d attempts in a row unanswered within %s; this instance sends to it again after %s",
+			w.cfg.BreakerThreshold, w.cfg.Timeout, until.UTC().Format(time.RFC3339))
+		_, err = w.records.Do(ctx, attemptRecord{work: work, attempt: a.Attempt, failure: failure})
+		return err
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case verdict == sendLater:
+		// The endpoint is slow and has as many attempts in flight as it may: this one goes back
+		// to the queue, not counted as an attempt, freeing its worker for other endpoints.
+		w.metrics.deferred.Inc()
+		return river.JobSnooze(webhookDeferral + time.Duration(mrand.Int64N(int64(webhookDeferral))))
+	}
 	began := time.Now()
 	status, failure, outcome := w.attempt(ctx, work)
 	if ctx.Err() != nil {
 		// This instance is stopping; the attempt is not the endpoint's failure. River runs the
 		// job again (here or on another instance) with the same attempt number.
+		p.leave(abandoned)
 		return ctx.Err()
 	}
+	seen := answered
+	if outcome == attemptTimeout {
+		seen = unanswered
+	}
+	p.leave(seen)
 	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt)
 	_, err = w.records.Do(ctx, attemptRecord{work: work, attempt: a.Attempt, status: status, failure: failure})
 	return err
 }
+
+// webhookDeferral is the least time an attempt waits in the queue when its slow endpoint has no
+// slot free; it waits up to twice that (plus the queue's scheduling tick), spread so deferred
+// attempts do not return all at once.
+const webhookDeferral = 10 * time.Second
 
 // loadWorks loads the work of concurrent attempts in one query; nil for a delivery that is gone.
 func (w *Webhooks) loadWorks(ctx context.Context, ids []string) ([]*store.DeliveryWork, error) {

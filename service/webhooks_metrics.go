@@ -14,6 +14,7 @@ const (
 	attemptRefused       = "connection_refused" // nothing listens at the endpoint
 	attemptRefusedTarget = "refused_target"     // the SSRF guard refused the resolved address
 	attemptError         = "error"              // anything else: DNS, TLS, a reset connection
+	attemptBreakerOpen   = "breaker_open"       // not sent: the endpoint's breaker is open
 )
 
 // webhookMetrics is what the delivery workers count, for /metrics (see Webhooks.Collectors).
@@ -23,13 +24,14 @@ type webhookMetrics struct {
 	lag      prometheus.Histogram
 	failed   prometheus.Counter
 	disabled prometheus.Counter
+	deferred prometheus.Counter
 }
 
 func newWebhookMetrics() *webhookMetrics {
 	return &webhookMetrics{
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "switchboard_webhook_attempts_total",
-			Help: "Webhook delivery attempts, by outcome: success, http_status, timeout, connection_refused, refused_target or error.",
+			Help: "Webhook delivery attempts, by outcome: success, http_status, timeout, connection_refused, refused_target, error, or breaker_open (failed without a request).",
 		}, []string{"outcome"}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "switchboard_webhook_attempt_duration_seconds",
@@ -50,13 +52,17 @@ func newWebhookMetrics() *webhookMetrics {
 			Name: "switchboard_webhook_endpoints_disabled_total",
 			Help: "Webhook endpoints disabled for failing continuously.",
 		}),
+		deferred: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "switchboard_webhook_attempts_deferred_total",
+			Help: "Webhook attempts put back in the queue because their endpoint had as many attempts in flight and waiting as it may.",
+		}),
 	}
 }
 
 // Collectors are the delivery workers' metrics, for the server's /metrics registry.
 func (w *Webhooks) Collectors() []prometheus.Collector {
 	m := w.metrics
-	return []prometheus.Collector{m.attempts, m.duration, m.lag, m.failed, m.disabled}
+	return []prometheus.Collector{m.attempts, m.duration, m.lag, m.failed, m.disabled, m.deferred}
 }
 
 // observeAttempt counts one attempt that took took; a success also records the lag since its

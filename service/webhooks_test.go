@@ -98,11 +98,12 @@ var _ = Describe("Webhook delivery", func() {
 		DeferCleanup(func() { _ = c.StopAndCancel(context.Background()) })
 		return c
 	}
-	// emit records an event as the features do: in a transaction, with its fan-out job.
-	emit := func() string {
+	// emitFor records an event of a project as the features do: in a transaction, with its
+	// deliveries.
+	emitFor := func(projectID string) string {
 		var id string
 		Expect(st.Tx(ctx, func(tx *store.Store) error {
-			e, err := tx.InsertEvent(ctx, project, store.NewID("acct"), "contact.opted_in", map[string]any{"id": store.NewID("ctc")})
+			e, err := tx.InsertEvent(ctx, projectID, store.NewID("acct"), "contact.opted_in", map[string]any{"id": store.NewID("ctc")})
 			if e != nil {
 				id = e.ID
 			}
@@ -110,6 +111,7 @@ var _ = Describe("Webhook delivery", func() {
 		})).To(Succeed())
 		return id
 	}
+	emit := func() string { return emitFor(project) }
 	delivery := func(eventID string) func() store.WebhookDelivery {
 		return func() store.WebhookDelivery {
 			ds, err := st.WebhookDeliveriesOfEvent(ctx, eventID)
@@ -298,6 +300,124 @@ var _ = Describe("Webhook delivery", func() {
 			Expect(r.hooks()).To(BeEmpty())
 			Expect(metricOf(wh, "switchboard_webhook_attempts_total", "outcome", "refused_target")).To(BeEquivalentTo(1))
 		})
+	})
+
+	It("keeps an endpoint that never answers from holding the workers other projects' endpoints need", func() {
+		var inFlight, most atomic.Int64
+		stop := make(chan struct{})
+		stalled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			_, _ = io.Copy(io.Discard, req.Body)
+			n := inFlight.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			select {
+			case <-req.Context().Done():
+			case <-stop:
+			}
+			inFlight.Add(-1)
+		}))
+		DeferCleanup(stalled.Close)
+		DeferCleanup(func() { close(stop) }) // runs first: the stalled requests end
+		healthy := newHookReceiver(func() int { return http.StatusNoContent })
+		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true, Timeout: 10 * time.Second,
+			EndpointConcurrency: 4, SlowEndpointConcurrency: 2, BreakerThreshold: 1000})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = wh.SetEndpoint(ctx, project, stalled.URL, nil)
+		Expect(err).NotTo(HaveOccurred())
+		other, err := st.CreateProject(ctx, "another tenant")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = wh.SetEndpoint(ctx, other.ID, healthy.srv.URL, nil)
+		Expect(err).NotTo(HaveOccurred())
+
+		// The stalled endpoint's 40 events come first in the queue, then the other tenant's 20;
+		// the workers (20 of them) could all wait on the stalled endpoint for 10 s each.
+		var stalledEvents []string
+		for range 40 {
+			stalledEvents = append(stalledEvents, emit())
+		}
+		want := map[string]bool{}
+		for range 20 {
+			want[emitFor(other.ID)] = true
+		}
+		startWorkers(wh)
+		Eventually(func() map[string]bool {
+			got := map[string]bool{}
+			for _, h := range healthy.hooks() {
+				got[h.Header.Get("webhook-id")] = true
+			}
+			return got
+		}).WithTimeout(30 * time.Second).Should(Equal(want))
+		for _, id := range stalledEvents {
+			Expect(delivery(id)()).To(HaveField("Attempts", 0), "the other tenant's webhooks all arrived before the stalled endpoint's first attempts ended")
+		}
+		Expect(most.Load()).To(BeNumerically("<=", 4), "never more attempts in flight to an endpoint than its bound")
+		Expect(metricOf(wh, "switchboard_webhook_attempts_deferred_total")).To(BeNumerically(">", 0),
+			"the stalled endpoint's attempts beyond its bound went back to the queue")
+	})
+
+	It("stops sending to an endpoint that leaves its attempts unanswered, and resumes with a probe once the cool-down has passed", func() {
+		clk := &fakeClock{t: time.Now().UTC()}
+		var answering atomic.Bool
+		r := newHookReceiver(func() int {
+			if !answering.Load() {
+				time.Sleep(3 * time.Second) // past the sender's timeout
+			}
+			return http.StatusOK
+		})
+		// One attempt at a time, so that exactly two are sent before the breaker opens; retries
+		// after 10 s, and the breaker's cool-down on the spec's clock.
+		schedule := make([]time.Duration, 7)
+		for i := range schedule {
+			schedule[i] = 10 * time.Second
+		}
+		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true, Timeout: time.Second,
+			EndpointConcurrency: 1, BreakerThreshold: 2, BreakerCooldown: time.Second, Now: clk.Now, RetrySchedule: schedule})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = wh.SetEndpoint(ctx, project, r.srv.URL, nil)
+		Expect(err).NotTo(HaveOccurred())
+		startWorkers(wh)
+		firstAttempt := func(id string) func() *string {
+			return func() *string {
+				if d := delivery(id)(); d.Attempts == 1 {
+					return d.LastError
+				}
+				return nil
+			}
+		}
+
+		unanswered := []string{emit(), emit()}
+		for _, id := range unanswered {
+			Eventually(firstAttempt(id)).WithTimeout(10 * time.Second).Should(HaveValue(Equal("no answer within 1s")))
+		}
+		failedFast := []string{emit(), emit()}
+		for _, id := range failedFast {
+			Eventually(firstAttempt(id)).WithTimeout(5 * time.Second).Should(HaveValue(
+				HavePrefix("not sent: the endpoint left 2 attempts in a row unanswered within 1s")))
+		}
+		Expect(r.hooks()).To(HaveLen(2), "nothing sent while the breaker is open")
+		Expect(metricOf(wh, "switchboard_webhook_attempts_total", "outcome", "breaker_open")).To(BeEquivalentTo(2))
+
+		// The endpoint recovers and the cool-down passes: the next attempt is the probe, whose
+		// answer closes the breaker; the retries then go out as usual.
+		answering.Store(true)
+		clk.Advance(time.Second)
+		probe := emit()
+		Eventually(delivery(probe)).WithTimeout(5 * time.Second).Should(SatisfyAll(
+			HaveField("Status", store.DeliverySucceeded), HaveField("Attempts", 1)))
+		events := append(append([]string{probe}, unanswered...), failedFast...)
+		Eventually(func() []store.WebhookDelivery {
+			var ds []store.WebhookDelivery
+			for _, id := range events {
+				ds = append(ds, delivery(id)())
+			}
+			return ds
+		}).WithTimeout(30 * time.Second).Should(HaveEach(HaveField("Status", store.DeliverySucceeded)))
+		sent := map[string]int{}
+		for _, h := range r.hooks() {
+			sent[h.Header.Get("webhook-id")]++
+		}
+		Expect(sent).To(Equal(map[string]int{probe: 1, unanswered[0]: 2, unanswered[1]: 2, failedFast[0]: 1, failedFast[1]: 1}),
+			"the unanswered two again, the two failed without a request once")
 	})
 
 	It("loses no delivery when the workers are stopped mid-flight and others take over", func() {

@@ -1,0 +1,238 @@
+package service
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Per-endpoint isolation defaults: one tenant's slow or dead endpoint must not hold the delivery
+// workers that every other tenant's webhooks need.
+const (
+	// DefaultWebhookEndpointConcurrency is how many attempts one instance sends at once to an
+	// endpoint that answers quickly.
+	DefaultWebhookEndpointConcurrency = 100
+	// DefaultWebhookSlowEndpointConcurrency is how many attempts one instance sends at once to a
+	// slow endpoint: one whose answers take a second or more on average, or which has kept this
+	// many attempts waiting half a second.
+	DefaultWebhookSlowEndpointConcurrency = 25
+	// DefaultWebhookBreakerThreshold is how many attempts in a row an endpoint may leave
+	// unanswered (each waits the whole timeout) before its breaker opens.
+	DefaultWebhookBreakerThreshold = 5
+	// DefaultWebhookBreakerCooldown is how long an open breaker fails attempts at once before it
+	// lets one through as a probe.
+	DefaultWebhookBreakerCooldown = 30 * time.Second
+)
+
+// webhookSlowAttempt is how long an endpoint's attempts may take on average before it counts as
+// slow; webhookStalledAttempt is how long slowLimit of its attempts may be in flight at once
+// before it does (a stall shows there long before any of them ends).
+const (
+	webhookSlowAttempt    = time.Second
+	webhookStalledAttempt = 500 * time.Millisecond
+)
+
+// endpointGuard is one instance's view of how its attempts fare at each endpoint. It bounds the
+// attempts in flight to an endpoint, tighter for a slow one, and stops sending for a while to an
+// endpoint that leaves its attempts unanswered (a breaker). An endpoint that answers quickly may
+// use as many workers as it needs up to the wider bound (more attempts wait a moment for a
+// slot); a slow endpoint's attempts beyond the tighter bound go back to the queue instead of
+// holding workers. All of it is per instance and in memory: instances each apply their own
+// bounds, and a restart forgets them.
+type endpointGuard struct {
+	limit, slowLimit int
+	threshold        int
+	cooldown         time.Duration
+	// clock times attempts (real time, whatever clock schedules the retries); at is the retry
+	// clock, on which breakers cool down.
+	clock, at func() time.Time
+
+	mu        sync.Mutex
+	nextID    uint64
+	endpoints map[string]*endpointState
+	leaves    int // attempts ended since the last sweep
+}
+
+// webhookGuardMemory is how long the guard remembers an endpoint nothing is sent to; the guard
+// sweeps such endpoints out every webhookGuardSweep attempts.
+const (
+	webhookGuardMemory = 10 * time.Minute
+	webhookGuardSweep  = 4096
+)
+
+// endpointState is what the guard knows of one endpoint. It is dropped once the endpoint has had
+// nothing in flight for webhookGuardMemory and its breaker is closed.
+type endpointState struct {
+	lastUsed time.Time            // when an attempt last left (real time)
+	inFlight map[uint64]time.Time // when each attempt in flight began (real time)
+	waiting  int
+	released chan struct{} // closed, and replaced, whenever an attempt leaves
+	// latency is a moving average of the endpoint's attempt durations (answered or not).
+	latency time.Duration
+	// The breaker: unanswered attempts in a row; open until openUntil, then one probe at a time.
+	unanswered int
+	openUntil  time.Time
+	probing    bool
+}
+
+func newEndpointGuard(limit, slowLimit, threshold int, cooldown time.Duration, at func() time.Time) *endpointGuard {
+	return &endpointGuard{limit: limit, slowLimit: slowLimit, threshold: threshold, cooldown: cooldown,
+		clock: time.Now, at: at, endpoints: map[string]*endpointState{}}
+}
+
+func (g *endpointGuard) state(endpoint string) *endpointState {
+	s := g.endpoints[endpoint]
+	if s == nil {
+		s = &endpointState{inFlight: map[uint64]time.Time{}, released: make(chan struct{})}
+		g.endpoints[endpoint] = s
+	}
+	return s
+}
+
+// sweep drops the endpoints that have had nothing in flight or waiting for webhookGuardMemory
+// and whose breaker is closed. Called with g.mu held.
+func (g *endpointGuard) sweep(now time.Time) {
+	for id, s := range g.endpoints {
+		if len(s.inFlight) == 0 && s.waiting == 0 && s.openUntil.IsZero() && !s.probing &&
+			now.Sub(s.lastUsed) >= webhookGuardMemory {
+			delete(g.endpoints, id)
+		}
+	}
+}
+
+// slow reports whether the endpoint is slow at real time now: on average, or because slowLimit of
+// its attempts in flight have taken webhookStalledAttempt already.
+func (g *endpointGuard) slow(s *endpointState, now time.Time) bool {
+	if s.latency >= webhookSlowAttempt {
+		return true
+	}
+	if len(s.inFlight) < g.slowLimit {
+		return false
+	}
+	n := 0
+	for _, began := range s.inFlight {
+		if now.Sub(began) >= webhookStalledAttempt {
+			if n++; n >= g.slowLimit {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pass is an attempt let through to an endpoint; its leave reports how the attempt ended.
+type pass struct {
+	g        *endpointGuard
+	endpoint string
+	id       uint64
+	probe    bool // the attempt is the probe of an open breaker
+}
+
+// Verdicts of enter on an attempt.
+const (
+	sendNow   = iota // send it: the pass holds a slot
+	sendLater        // the endpoint is slow and at its bound: back to the queue, not an attempt
+	breakerOn        // the endpoint's breaker is open: the attempt fails without a request
+)
+
+// Outcomes of an attempt, as the guard sees them.
+const (
+	answered   = iota // any HTTP answer, or a failure that cost no waiting (refused, DNS, TLS…)
+	unanswered        // no answer within the timeout
+	abandoned         // cut short by this instance (it is stopping): it tells nothing of the endpoint
+)
+
+// enter decides on an attempt to endpoint. While the endpoint's breaker is open it answers
+// breakerOn with the time it stays open; once the cool-down has passed, one attempt at a time is
+// let through as the probe. Otherwise the attempt is let through (sendNow) once fewer attempts
+// are in flight there than the endpoint's bound; while they are not, it waits for a slot as long
+// as the endpoint is not slow, and is sent back (sendLater) when it is. When ctx ends while it
+// waits, it answers sendLater (the caller sees ctx's error). Only a sendNow verdict comes with a
+// pass, whose leave must be called.
+func (g *endpointGuard) enter(ctx context.Context, endpoint string) (p *pass, verdict int, openUntil time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.state(endpoint)
+	for {
+		probe := false
+		if !s.openUntil.IsZero() {
+			if s.probing || g.at().Before(s.openUntil) {
+				return nil, breakerOn, s.openUntil
+			}
+			probe = true
+		}
+		now := g.clock()
+		slow := g.slow(s, now)
+		bound := g.limit
+		if slow {
+			bound = g.slowLimit
+		}
+		if len(s.inFlight) < bound {
+			g.nextID++
+			s.inFlight[g.nextID] = now
+			s.probing = s.probing || probe
+			return &pass{g: g, endpoint: endpoint, id: g.nextID, probe: probe}, sendNow, time.Time{}
+		}
+		if slow {
+			return nil, sendLater, time.Time{}
+		}
+		// A quick endpoint at its bound: wait a moment for one of its attempts to leave, and
+		// look again (it may have turned slow, or its breaker opened, meanwhile).
+		released := s.released
+		s.waiting++
+		g.mu.Unlock()
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-released:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		g.mu.Lock()
+		s.waiting--
+		if ctx.Err() != nil {
+			return nil, sendLater, time.Time{}
+		}
+	}
+}
+
+// leave ends the attempt: it frees its slot and, unless abandoned, feeds its duration and whether
+// it got an answer to the endpoint's average and breaker.
+func (p *pass) leave(outcome int) {
+	g := p.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.state(p.endpoint)
+	now := g.clock()
+	took := now.Sub(s.inFlight[p.id])
+	delete(s.inFlight, p.id)
+	s.lastUsed = now
+	close(s.released)
+	s.released = make(chan struct{})
+	if p.probe {
+		s.probing = false
+	}
+	switch outcome {
+	case answered:
+		s.unanswered, s.openUntil = 0, time.Time{}
+	case unanswered:
+		s.unanswered++
+		if p.probe || (s.openUntil.IsZero() && s.unanswered >= g.threshold) {
+			s.openUntil = g.at().Add(g.cooldown)
+		}
+	}
+	if outcome != abandoned {
+		// One attempt's duration counts for at most twice webhookSlowAttempt, so that a lone
+		// timeout does not make a quick endpoint slow; a few in a row do.
+		took = min(took, 2*webhookSlowAttempt)
+		if s.latency == 0 {
+			s.latency = took
+		} else {
+			s.latency = (4*s.latency + took) / 5
+		}
+	}
+	if g.leaves++; g.leaves >= webhookGuardSweep {
+		g.leaves = 0
+		g.sweep(now)
+	}
+}
