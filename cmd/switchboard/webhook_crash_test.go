@@ -23,9 +23,9 @@ import (
 var _ = Describe("A crash while delivering webhooks", Ordered, func() {
 	const (
 		total = 3000
-		// workers is the webhook queue's workers per instance: at most that many requests are in
-		// flight when the process dies, and only those may be repeated.
-		workers = 400
+		// inFlight is the most attempts an instance sends to one endpoint at once: at most that
+		// many requests are in flight when the process dies, and only those may be repeated.
+		inFlight = service.DefaultWebhookEndpointConcurrency
 	)
 	var proc *serveProcess
 
@@ -101,6 +101,6 @@ var _ = Describe("A crash while delivering webhooks", Ordered, func() {
 		}
 		Expect(arrived).To(HaveLen(total))
 		GinkgoWriter.Printf("%d events arrived twice\n", twice)
-		Expect(twice).To(BeNumerically("<=", workers), "only a request in flight at the kill is repeated")
+		Expect(twice).To(BeNumerically("<=", inFlight), "only a request in flight at the kill is repeated")
 	})
 })
