@@ -25,8 +25,9 @@ const (
 )
 
 // webhookSlowAttempt is how long an endpoint's attempts may take on average before it counts as
-// slow; webhookStalledAttempt is how long slowLimit of its attempts may be in flight at once
-// before it does (a stall shows there long before any of them ends).
+// slow. It also counts as slow, stalled, when slowLimit of its attempts have been in flight for
+// webhookStalledAttempt with no answer from it meanwhile: a stall shows there long before any
+// attempt times out, while a busy endpoint that answers slowly still answers.
 const (
 	webhookSlowAttempt    = time.Second
 	webhookStalledAttempt = 500 * time.Millisecond
@@ -63,10 +64,11 @@ const (
 // endpointState is what the guard knows of one endpoint. It is dropped once the endpoint has had
 // nothing in flight for webhookGuardMemory and its breaker is closed.
 type endpointState struct {
-	lastUsed time.Time            // when an attempt last left (real time)
-	inFlight map[uint64]time.Time // when each attempt in flight began (real time)
-	waiting  int
-	released chan struct{} // closed, and replaced, whenever an attempt leaves
+	lastUsed   time.Time            // when an attempt last left (real time)
+	lastAnswer time.Time            // when an attempt last got an answer (real time)
+	inFlight   map[uint64]time.Time // when each attempt in flight began (real time)
+	waiting    int
+	released   chan struct{} // closed, and replaced, whenever an attempt leaves
 	// latency is a moving average of the endpoint's attempt durations (answered or not).
 	latency time.Duration
 	// The breaker: unanswered attempts in a row; open until openUntil, then one probe at a time.
@@ -100,13 +102,13 @@ func (g *endpointGuard) sweep(now time.Time) {
 	}
 }
 
-// slow reports whether the endpoint is slow at real time now: on average, or because slowLimit of
-// its attempts in flight have taken webhookStalledAttempt already.
+// slow reports whether the endpoint is slow at real time now: on average, or because it stalls
+// (see webhookStalledAttempt).
 func (g *endpointGuard) slow(s *endpointState, now time.Time) bool {
 	if s.latency >= webhookSlowAttempt {
 		return true
 	}
-	if len(s.inFlight) < g.slowLimit {
+	if len(s.inFlight) < g.slowLimit || now.Sub(s.lastAnswer) < webhookStalledAttempt {
 		return false
 	}
 	n := 0
@@ -214,7 +216,7 @@ func (p *pass) leave(outcome int) {
 	}
 	switch outcome {
 	case answered:
-		s.unanswered, s.openUntil = 0, time.Time{}
+		s.unanswered, s.openUntil, s.lastAnswer = 0, time.Time{}, now
 	case unanswered:
 		s.unanswered++
 		if p.probe || (s.openUntil.IsZero() && s.unanswered >= g.threshold) {
@@ -222,14 +224,11 @@ func (p *pass) leave(outcome int) {
 		}
 	}
 	if outcome != abandoned {
-		// One attempt's duration counts for at most twice webhookSlowAttempt, so that a lone
-		// timeout does not make a quick endpoint slow; a few in a row do.
+		// One attempt's duration counts for at most twice webhookSlowAttempt, and the average
+		// starts from nothing, so that neither a lone timeout nor a slow first answer makes an
+		// endpoint slow; four such attempts in a row do.
 		took = min(took, 2*webhookSlowAttempt)
-		if s.latency == 0 {
-			s.latency = took
-		} else {
-			s.latency = (4*s.latency + took) / 5
-		}
+		s.latency = (4*s.latency + took) / 5
 	}
 	if g.leaves++; g.leaves >= webhookGuardSweep {
 		g.leaves = 0

@@ -71,7 +71,12 @@ var _ = Describe("The webhook endpoint guard", func() {
 	})
 
 	It("sends a slow endpoint's attempts beyond its tighter bound back to the queue", func() {
-		attempt("whe_a", 3*time.Second, answered)
+		for range 3 {
+			attempt("whe_a", 3*time.Second, answered)
+		}
+		for _, p := range []*pass{through("whe_a"), through("whe_a"), through("whe_a")} { // quick still
+			p.leave(abandoned)
+		}
 		attempt("whe_a", 3*time.Second, answered) // a second or more on average: slow
 		held := []*pass{through("whe_a"), through("whe_a")}
 		Expect(verdict("whe_a")).To(Equal(sendLater), "two in flight are a slow endpoint's bound")
@@ -87,7 +92,9 @@ var _ = Describe("The webhook endpoint guard", func() {
 		advance(200 * time.Millisecond)
 		Expect(verdict("whe_a")).To(Equal(sendLater), "two attempts in flight for half a second: a stall")
 		third.leave(answered)
-		Expect(verdict("whe_a")).To(Equal(sendLater), "the two stalled attempts still fill a slow endpoint's bound")
+		Expect(verdict("whe_a")).To(Equal(sendNow), "it answered just now: not stalled")
+		advance(500 * time.Millisecond)
+		Expect(verdict("whe_a")).To(Equal(sendLater), "no answer for half a second again")
 	})
 
 	It("does not take a quick endpoint for slow after a lone timeout, but does after a few", func() {
@@ -157,8 +164,9 @@ var _ = Describe("The webhook endpoint guard", func() {
 	})
 
 	It("makes no probe of an attempt it sends back to the queue", func() {
-		attempt("whe_a", 3*time.Second, answered)
-		attempt("whe_a", 3*time.Second, answered) // slow
+		for range 4 {
+			attempt("whe_a", 3*time.Second, answered) // slow
+		}
 		held := []*pass{through("whe_a"), through("whe_a")}
 		g.mu.Lock()
 		g.endpoints["whe_a"].openUntil = at.Add(-time.Second) // a breaker that has cooled down
