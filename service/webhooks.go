@@ -468,17 +468,22 @@ func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhook
 		return err
 	}
 	p, verdict, until := w.guard.enter(ctx, work.Endpoint.ID)
-	switch {
-	case verdict == breakerOn:
+	switch verdict {
+	case breakerOn:
 		// The endpoint left its last attempts unanswered: fail this one without waiting on it.
 		w.metrics.attempts.WithLabelValues(attemptBreakerOpen).Inc()
-		failure := fmt.Sprintf("not sent: the endpoint left %d attempts in a row unanswered within %s; this instance sends to it again after %s",
-			w.cfg.BreakerThreshold, w.cfg.Timeout, until.UTC().Format(time.RFC3339))
+		next := "a probe to it is under way"
+		if now := w.cfg.Now(); until.After(now) {
+			next = "this instance sends to it again after " + until.UTC().Format(time.RFC3339)
+		}
+		failure := fmt.Sprintf("not sent: the endpoint left %d attempts in a row unanswered within %s; %s",
+			w.cfg.BreakerThreshold, w.cfg.Timeout, next)
 		_, err = w.records.Do(ctx, attemptRecord{work: work, attempt: a.Attempt, failure: failure})
 		return err
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case verdict == sendLater:
+	case sendLater:
+		if ctx.Err() != nil {
+			return ctx.Err() // this instance is stopping while the attempt waited for a slot
+		}
 		// The endpoint is slow and has as many attempts in flight as it may: this one goes back
 		// to the queue, not counted as an attempt, freeing its worker for other endpoints.
 		w.metrics.deferred.Inc()

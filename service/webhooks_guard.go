@@ -124,10 +124,10 @@ func (g *endpointGuard) slow(s *endpointState, now time.Time) bool {
 
 // pass is an attempt let through to an endpoint; its leave reports how the attempt ended.
 type pass struct {
-	g        *endpointGuard
-	endpoint string
-	id       uint64
-	probe    bool // the attempt is the probe of an open breaker
+	g     *endpointGuard
+	s     *endpointState // kept while the attempt is in flight: sweep drops no such state
+	id    uint64
+	probe bool // the attempt is the probe of an open breaker
 }
 
 // Verdicts of enter on an attempt.
@@ -173,7 +173,7 @@ func (g *endpointGuard) enter(ctx context.Context, endpoint string) (p *pass, ve
 			g.nextID++
 			s.inFlight[g.nextID] = now
 			s.probing = s.probing || probe
-			return &pass{g: g, endpoint: endpoint, id: g.nextID, probe: probe}, sendNow, time.Time{}
+			return &pass{g: g, s: s, id: g.nextID, probe: probe}, sendNow, time.Time{}
 		}
 		if slow {
 			return nil, sendLater, time.Time{}
@@ -201,10 +201,9 @@ func (g *endpointGuard) enter(ctx context.Context, endpoint string) (p *pass, ve
 // leave ends the attempt: it frees its slot and, unless abandoned, feeds its duration and whether
 // it got an answer to the endpoint's average and breaker.
 func (p *pass) leave(outcome int) {
-	g := p.g
+	g, s := p.g, p.s
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	s := g.state(p.endpoint)
 	now := g.clock()
 	took := now.Sub(s.inFlight[p.id])
 	delete(s.inFlight, p.id)

@@ -285,15 +285,9 @@ func startBacklog(ctx context.Context, st *store.Store, core *service.Core) (*ba
 	if err == nil {
 		_, err = core.Webhooks.SetEndpoint(ctx, p.ID, rcv.url, nil)
 	}
-	account := store.NewID(store.PrefixAccount)
 	for n := 0; err == nil && n < webhookBacklog; n += backlogPerTx {
-		evs := make([]store.Event, min(backlogPerTx, webhookBacklog-n))
-		for i := range evs {
-			if evs[i], err = store.NewEvent(p.ID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)}); err != nil {
-				break
-			}
-		}
-		if err == nil {
+		var evs []store.Event
+		if evs, err = optInEvents(p.ID, min(backlogPerTx, webhookBacklog-n)); err == nil {
 			err = st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
 		}
 	}
@@ -387,14 +381,24 @@ func recordStalledBurst(ctx context.Context, st *store.Store, core *service.Core
 	if _, err := core.Webhooks.SetEndpoint(ctx, p.ID, url, nil); err != nil {
 		return err
 	}
-	account := store.NewID(store.PrefixAccount)
-	evs := make([]store.Event, webhookStalledBurst)
-	for i := range evs {
-		if evs[i], err = store.NewEvent(p.ID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)}); err != nil {
-			return err
-		}
+	evs, err := optInEvents(p.ID, webhookStalledBurst)
+	if err != nil {
+		return err
 	}
 	return st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
+}
+
+// optInEvents makes n contact.opted_in events of a project, to record.
+func optInEvents(projectID string, n int) ([]store.Event, error) {
+	account := store.NewID(store.PrefixAccount)
+	evs := make([]store.Event, n)
+	for i := range evs {
+		var err error
+		if evs[i], err = store.NewEvent(projectID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)}); err != nil {
+			return nil, err
+		}
+	}
+	return evs, nil
 }
 
 // stalledReceiver is an endpoint that takes every request and never answers: each attempt lasts
