@@ -236,9 +236,7 @@ var _ = Describe("A carrier without number inventory or campaign registry", func
 		Expect(err).NotTo(HaveOccurred())
 		t := newTenant()
 		account := t.createAccount("Acme")
-		t.api, err = server.New(server.Config{Core: bare, RateLimit: -1, Logger: testLogger(), Now: clock.Now})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(t.api.Close)
+		t.api = newAPI(server.Config{Core: bare, RateLimit: -1})
 		for _, r := range []*response{
 			t.get("/accounts/" + account + "/available_phone_numbers?type=local"),
 			t.post("/accounts/"+account+"/phone_numbers", map[string]any{}),

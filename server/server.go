@@ -45,6 +45,10 @@ type Config struct {
 	// are public routes outside the contract; each handler authenticates its carrier itself.
 	// Defaults to none.
 	CarrierRoutes map[string]http.Handler
+	// Middleware runs outermost, around every other middleware and handler, once the route is
+	// found: it sees each response as the client gets it. The test suites validate every
+	// response against openapi.yaml with it (server/contracttest). Defaults to none.
+	Middleware []echo.MiddlewareFunc
 }
 
 // Server is the HTTP API: an Echo instance with Switchboard's middleware and handlers.
@@ -124,6 +128,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(dropUnusableRequestID)
+	e.Use(cfg.Middleware...)
 	e.Use(
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: func() string { return store.NewID("req") }}),
 		s.observe,

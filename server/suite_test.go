@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
@@ -22,6 +23,7 @@ import (
 	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/server"
+	"github.com/switchboard/switchboard/server/contracttest"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
@@ -69,9 +71,20 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	api = newAPI(server.Config{RateLimit: -1})
 })
 
-// newAPI builds a server over the suite's store and clock; cfg supplies anything else.
+// contract validates every response of every server the suite builds against openapi.yaml.
+var contract = contracttest.MustNew()
+
+// newAPI builds a server over the suite's store and clock; cfg supplies anything else. Every
+// response it writes is checked against the contract.
 func newAPI(cfg server.Config) *server.Server {
-	cfg.Core, cfg.Now, cfg.Logger = core, clock.Now, testLogger()
+	if cfg.Core == nil {
+		cfg.Core = core
+	}
+	if cfg.Now == nil {
+		cfg.Now = clock.Now
+	}
+	cfg.Logger = testLogger()
+	cfg.Middleware = append([]echo.MiddlewareFunc{contract.FailSpecs()}, cfg.Middleware...)
 	s, err := server.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func(ctx context.Context) { Expect(s.Close(ctx)).To(Succeed()) })

@@ -53,10 +53,8 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 		workers, err := tcore.StartWorkers(context.WithoutCancel(ctx))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func(ctx context.Context) { Expect(workers.Stop(ctx)).To(Succeed()) })
-		tapi, err := server.New(server.Config{Core: tcore, Logger: testLogger(), RateLimit: -1,
+		tapi := newAPI(server.Config{Core: tcore, RateLimit: -1, Now: time.Now,
 			CarrierRoutes: map[string]http.Handler{twilio.Name: tw.Handler()}})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func(ctx context.Context) { Expect(tapi.Close(ctx)).To(Succeed()) })
 		fake.Callbacks = tapi
 
 		p, err := tst.CreateProject(ctx, "twilio end to end")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/switchboard/switchboard/carriers/smpp"
 	"github.com/switchboard/switchboard/carriers/smpp/smsctest"
 	"github.com/switchboard/switchboard/server"
+	"github.com/switchboard/switchboard/server/contracttest"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
@@ -102,7 +104,8 @@ var _ = Describe("Messaging through the API with the SMPP adapter", Ordered, fun
 		workers, err := core.StartWorkers(context.WithoutCancel(ctx))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func(ctx context.Context) { Expect(workers.Stop(ctx)).To(Succeed()) })
-		api, err = server.New(server.Config{Core: core, RateLimit: -1, Logger: testLogger()})
+		api, err = server.New(server.Config{Core: core, RateLimit: -1, Logger: testLogger(),
+			Middleware: []echo.MiddlewareFunc{contracttest.MustNew().FailSpecs()}})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(api.Close)
 

@@ -21,6 +21,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/switchboard/switchboard/server/contracttest"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -618,8 +619,12 @@ func (s *servedAPI) do(method, path, key, body string) (int, string) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	ExpectWithOffset(1, contract.Check(req, resp.StatusCode, resp.Header, b)).To(Succeed())
 	return resp.StatusCode, string(b)
 }
+
+// contract validates the served API's responses against openapi.yaml.
+var contract = contracttest.MustNew()
 
 // stop cancels the command's context and returns what run returned.
 func (s *servedAPI) stop() error {

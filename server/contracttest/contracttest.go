@@ -1,0 +1,241 @@
+// Package contracttest checks the API's responses against openapi.yaml, for the test suites: an
+// Echo middleware that validates every response a server under test writes, and Check for a
+// response read on the client side. A handler that answers something the contract does not
+// describe (an undeclared status, a field of the wrong type, a missing required field or
+// header, a body that is not the error envelope) fails the spec that made the request.
+//
+// It is test code that lives outside _test files only so that several suites can share it; the
+// server never uses it.
+package contracttest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/labstack/echo/v4"
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/switchboard/switchboard/gen"
+)
+
+// outside are the path prefixes the server serves outside the contract: signed file URLs and
+// carrier callbacks. Their responses are not checked.
+var outside = []string{"/files/", "/carriers/"}
+
+// Checker validates responses against the contract.
+type Checker struct {
+	spec   *openapi3.T
+	paths  []specPath
+	errors *openapi3.Schema
+}
+
+// specPath is one path of the contract, split into segments; a segment in braces is a parameter.
+type specPath struct {
+	path     string
+	segments []string
+	item     *openapi3.PathItem
+}
+
+// New loads the contract embedded in gen.
+func New() (*Checker, error) {
+	spec, err := gen.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("contracttest: load the contract: %w", err)
+	}
+	c := &Checker{spec: spec}
+	for path, item := range spec.Paths.Map() {
+		c.paths = append(c.paths, specPath{path: path, segments: strings.Split(strings.Trim(path, "/"), "/"), item: item})
+	}
+	ref := spec.Components.Schemas["ErrorResponse"]
+	if ref == nil || ref.Value == nil {
+		return nil, errors.New("contracttest: the contract has no ErrorResponse schema")
+	}
+	c.errors = ref.Value
+	return c, nil
+}
+
+// MustNew is New for suites: it panics when the contract does not load.
+func MustNew() *Checker {
+	c, err := New()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// match finds the contract path of a request path. A literal segment beats a parameter, so
+// /accounts/{account_id}/status is not taken for a parameter.
+func (c *Checker) match(urlPath string) *specPath {
+	segs := strings.Split(strings.Trim(urlPath, "/"), "/")
+	var best *specPath
+	bestLiterals := -1
+	for i := range c.paths {
+		p := &c.paths[i]
+		if len(p.segments) != len(segs) {
+			continue
+		}
+		literals, ok := 0, true
+		for j, s := range p.segments {
+			if strings.HasPrefix(s, "{") {
+				if segs[j] == "" {
+					ok = false
+					break
+				}
+				continue
+			}
+			if s != segs[j] {
+				ok = false
+				break
+			}
+			literals++
+		}
+		if ok && literals > bestLiterals {
+			best, bestLiterals = p, literals
+		}
+	}
+	return best
+}
+
+// Check validates one response to req against the contract. Responses of routes outside the
+// contract (signed files, carrier callbacks) pass; responses of routes and methods the contract
+// does not have must be an error envelope.
+func (c *Checker) Check(req *http.Request, status int, header http.Header, body []byte) error {
+	path := req.URL.Path
+	for _, prefix := range outside {
+		if strings.HasPrefix(path, prefix) {
+			return nil
+		}
+	}
+	describe := func(err error) error {
+		b := body
+		if len(b) > 2000 {
+			b = append(b[:2000:2000], "…"...)
+		}
+		return fmt.Errorf("the response to %s %s breaks openapi.yaml: %d %s\n%w", req.Method, req.URL.RequestURI(), status, b, err)
+	}
+	p := c.match(path)
+	var op *openapi3.Operation
+	if p != nil {
+		op = p.item.GetOperation(req.Method)
+		if op == nil && req.Method == http.MethodHead {
+			op = p.item.Get
+		}
+	}
+	if op == nil {
+		// An unknown route or method: 404/405 (or an earlier refusal) in the envelope.
+		if status < 400 {
+			return describe(fmt.Errorf("status %d for a route or method that the contract does not have", status))
+		}
+		if req.Method == http.MethodHead {
+			return nil
+		}
+		if err := c.checkEnvelope(header, body); err != nil {
+			return describe(err)
+		}
+		return nil
+	}
+	if req.Method == http.MethodHead {
+		// kin-openapi does not validate HEAD: its status must be one GET declares.
+		if op.Responses.Status(status) == nil && op.Responses.Default() == nil {
+			return describe(errors.New("status is not declared for GET"))
+		}
+		return nil
+	}
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: req,
+			Route:   &routers.Route{Spec: c.spec, Path: p.path, PathItem: p.item, Method: req.Method, Operation: op},
+		},
+		Status: status,
+		Header: header,
+		Options: &openapi3filter.Options{
+			IncludeResponseStatus: true,
+			MultiError:            true,
+		},
+	}
+	input.SetBodyBytes(body)
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		return describe(err)
+	}
+	if status >= 400 {
+		// Every non-2xx answer is the envelope, whatever an operation declares.
+		if err := c.checkEnvelope(header, body); err != nil {
+			return describe(err)
+		}
+	}
+	return nil
+}
+
+// checkEnvelope checks that a response is JSON in the error envelope.
+func (c *Checker) checkEnvelope(header http.Header, body []byte) error {
+	if ct := header.Get(echo.HeaderContentType); !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
+		return fmt.Errorf("an error response of Content-Type %q, not the JSON envelope", ct)
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return fmt.Errorf("an error response that is not JSON: %w", err)
+	}
+	if err := c.errors.VisitJSON(v, openapi3.MultiErrors()); err != nil {
+		return fmt.Errorf("an error response outside the envelope: %w", err)
+	}
+	return nil
+}
+
+// Middleware returns an Echo middleware that checks every response the server writes and hands
+// each failure to report. Put it outermost (server.Config.Middleware), where the response is
+// final: errors rendered, headers set.
+func (c *Checker) Middleware(report func(error)) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(ec echo.Context) error {
+			res := ec.Response()
+			capture := &capture{ResponseWriter: res.Writer}
+			res.Writer = capture
+			err := next(ec)
+			if err != nil {
+				ec.Error(err)
+			}
+			res.Writer = capture.ResponseWriter
+			if res.Committed {
+				if verr := c.Check(ec.Request(), res.Status, res.Header(), capture.body.Bytes()); verr != nil {
+					report(verr)
+				}
+			}
+			return nil
+		}
+	}
+}
+
+// FailSpecs is the middleware for Ginkgo suites: a response that breaks the contract fails the
+// running spec.
+func (c *Checker) FailSpecs() echo.MiddlewareFunc {
+	return c.Middleware(func(err error) { ginkgo.Fail(err.Error()) })
+}
+
+// capture copies a response body while writing it through.
+type capture struct {
+	http.ResponseWriter
+	body bytes.Buffer
+}
+
+func (w *capture) Write(b []byte) (int, error) {
+	w.body.Write(b)
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes a flush on, as Echo's Response expects of its writer.
+func (w *capture) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *capture) Unwrap() http.ResponseWriter { return w.ResponseWriter }
