@@ -30,7 +30,7 @@ func FuzzRequests(f *testing.F) {
 	core, err := service.NewCore(service.CoreConfig{
 		Store: st, PublicURL: "https://switchboard.test", Logger: discardLogger(),
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
-			c, err := sim.New(sim.Config{Store: st, Reporter: r, Logger: discardLogger()})
+			c, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, Logger: discardLogger()})
 			return []carriers.Carrier{c}, err
 		},
 	})

@@ -109,7 +109,7 @@ func (t *tenant) awaitStatus(id, status string) map[string]any {
 
 // outbox is what the simulated carrier delivered to a handset.
 func outbox(to string) []sim.OutboxEntry {
-	entries, err := sim.Outbox(context.Background(), st, to)
+	entries, err := sim.Outbox(context.Background(), st.Sim(), to)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())
 	return entries
 }

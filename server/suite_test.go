@@ -58,7 +58,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		// Webhook specs deliver to local receivers; a short timeout stands for the 15 s one.
 		WebhookAllowPrivate: true, WebhookTimeout: webhookTestTimeout,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
-			c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: simReviewDelay, Now: clock.Now, Logger: testLogger()})
+			c, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, ReviewDelay: simReviewDelay, Now: clock.Now, Logger: testLogger()})
 			return []carriers.Carrier{c}, err
 		},
 	})

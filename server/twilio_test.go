@@ -45,7 +45,7 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 			Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
 				var err error
 				tw, err = twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: twiliotest.AuthToken,
-					APIBase: fake.URL, PublicURL: "https://switchboard.test", Store: tst, Reporter: r, Logger: testLogger()})
+					APIBase: fake.URL, PublicURL: "https://switchboard.test", Store: tst.Twilio(), Reporter: r, Logger: testLogger()})
 				return []carriers.Carrier{tw}, err
 			},
 		})

@@ -11,7 +11,6 @@ import (
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
 	"github.com/riverqueue/river"
-	"go.jetify.com/typeid"
 
 	"github.com/switchboard/switchboard/store"
 )
@@ -154,21 +153,6 @@ var _ = Describe("Job options", func() {
 			Expect(st.InsertJob(ctx, uniqueArgs{N: 7}, nil)).To(Succeed())
 		}
 		Expect(rows(ctx, "store_test_unique")).To(HaveLen(1))
-	})
-})
-
-var _ = Describe("Identifiers", func() {
-	It("mints TypeIDs whose text order is their creation order, even many per millisecond", func() {
-		prev := store.NewID("acct")
-		for range 100000 {
-			id := store.NewID("acct")
-			Expect(id > prev).To(BeTrue(), "%s after %s", id, prev)
-			prev = id
-		}
-		u, err := typeid.FromString(prev)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(u.Prefix()).To(Equal("acct"))
-		Expect(u.UUID()[14:15]).To(Equal("7"), "a UUIDv7: %s", u.UUID())
 	})
 })
 

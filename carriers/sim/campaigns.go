@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/store"
 )
 
 // The simulated registry reviews every submission ReviewDelay after it arrives, in a job inserted
@@ -20,18 +17,6 @@ import (
 // id of an import) contains RejectWord. A submission that repeats a reference amends it: a
 // pending review judges the latest version, a decided one is reviewed again. Operators force a
 // verdict with `switchboard sim campaign approve|reject`, which reports it directly.
-
-// review is a submission the simulated registry has received.
-type review struct {
-	Reference   string `gorm:"primaryKey"`
-	Description string
-	TCRID       string `gorm:"column:tcr_id"`
-	SubmittedAt time.Time
-	// DecidedAt is set once the verdict has been reported.
-	DecidedAt *time.Time
-}
-
-func (review) TableName() string { return "sim_reviews" }
 
 // reviewArgs is the job that decides a review when it is Due.
 type reviewArgs struct {
@@ -54,49 +39,37 @@ func (c *Carrier) registerCampaignWorkers(w *river.Workers) {
 
 // SubmitCampaign queues a 10DLC campaign, or the import of one by TCR id, for review.
 func (c *Carrier) SubmitCampaign(ctx context.Context, s carriers.CampaignSubmission) error {
-	return c.submit(ctx, review{Reference: s.Reference, Description: s.Description, TCRID: s.TCRID})
+	return c.submit(ctx, Review{Reference: s.Reference, Description: s.Description, TCRID: s.TCRID})
 }
 
 // SubmitTollFreeVerification queues a toll-free verification for review.
 func (c *Carrier) SubmitTollFreeVerification(ctx context.Context, s carriers.TollFreeSubmission) error {
-	return c.submit(ctx, review{Reference: s.Reference, Description: s.Description})
+	return c.submit(ctx, Review{Reference: s.Reference, Description: s.Description})
 }
 
-func (c *Carrier) submit(ctx context.Context, r review) error {
+func (c *Carrier) submit(ctx context.Context, r Review) error {
 	if r.Reference == "" {
 		return errors.New("sim: a submission needs a reference")
 	}
-	now := c.cfg.Now().UTC()
-	r.SubmittedAt = now
-	return c.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		db := tx.DB().WithContext(ctx)
-		res := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&r)
-		if res.Error != nil {
-			return fmt.Errorf("sim: record submission %s: %w", r.Reference, res.Error)
-		}
-		if res.RowsAffected == 0 {
-			// Amend a pending review: the conditional update re-checks decided_at under the row's
-			// lock, so an amendment racing a decision either lands before it or gets a new review.
-			fields := map[string]any{"description": r.Description, "tcr_id": r.TCRID, "submitted_at": now}
-			pending := db.Model(&review{}).Where("reference = ? AND decided_at IS NULL", r.Reference).Updates(fields)
-			if pending.Error != nil {
-				return fmt.Errorf("sim: amend submission %s: %w", r.Reference, pending.Error)
-			}
-			if pending.RowsAffected > 0 {
-				return nil // the pending review judges the amendment
-			}
-			fields["decided_at"] = nil
-			if err := db.Model(&review{}).Where("reference = ?", r.Reference).Updates(fields).Error; err != nil {
-				return fmt.Errorf("sim: resubmit %s: %w", r.Reference, err)
-			}
-		}
-		job := reviewArgs{Reference: r.Reference, Due: now.Add(c.cfg.ReviewDelay)}
-		var opts *river.InsertOpts
-		if c.cfg.ReviewDelay >= scheduleThreshold {
-			opts = &river.InsertOpts{ScheduledAt: job.Due}
-		}
-		return tx.InsertJob(ctx, job, opts)
-	})
+	r.SubmittedAt = c.cfg.Now().UTC()
+	job := reviewArgs{Reference: r.Reference, Due: r.SubmittedAt.Add(c.cfg.ReviewDelay)}
+	var opts *river.InsertOpts
+	if c.cfg.ReviewDelay >= scheduleThreshold {
+		opts = &river.InsertOpts{ScheduledAt: job.Due}
+	}
+	if err := c.cfg.Store.SubmitReview(ctx, r, job, opts); err != nil {
+		return fmt.Errorf("sim: record submission %s: %w", r.Reference, err)
+	}
+	return nil
+}
+
+// WithdrawCampaign withdraws a submission (a 10DLC campaign or a toll-free verification): a review
+// still pending is never decided, and a decided one is forgotten.
+func (c *Carrier) WithdrawCampaign(ctx context.Context, reference string) error {
+	if err := c.cfg.Store.WithdrawReview(ctx, reference); err != nil {
+		return fmt.Errorf("sim: withdraw %s: %w", reference, err)
+	}
+	return nil
 }
 
 type reviewWorker struct {
@@ -118,32 +91,13 @@ func (w *reviewWorker) Work(ctx context.Context, j *river.Job[reviewArgs]) error
 	}
 	// Decide first, then report: a submission amended after the decision finds it decided and
 	// queues a review of its own, so no amendment goes unjudged.
-	var (
-		r       review
-		decided time.Time
-	)
-	err := w.c.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		db := tx.DB().WithContext(ctx)
-		q := db
-		if tx.Dialect() == store.Postgres {
-			q = db.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		if err := q.Where("reference = ?", j.Args.Reference).Take(&r).Error; err != nil {
-			return err
-		}
-		if r.DecidedAt != nil {
-			return nil
-		}
-		decided = w.c.cfg.Now().UTC()
-		return db.Model(&review{}).Where("reference = ?", r.Reference).Update("decided_at", decided).Error
-	})
+	decided := w.c.cfg.Now().UTC()
+	r, fresh, err := w.c.cfg.Store.DecideReview(ctx, j.Args.Reference, decided)
 	switch {
-	case errors.Is(err, gorm.ErrRecordNotFound):
-		return nil
 	case err != nil:
 		return fmt.Errorf("sim: decide submission %s: %w", j.Args.Reference, err)
-	case decided.IsZero():
-		return nil // decided already
+	case r == nil || !fresh:
+		return nil // withdrawn, or decided already
 	}
 	v := &carriers.Verdict{Reference: r.Reference, Approved: true}
 	if strings.Contains(r.Description, RejectWord) || strings.Contains(r.TCRID, RejectWord) {
@@ -151,8 +105,8 @@ func (w *reviewWorker) Work(ctx context.Context, j *river.Job[reviewArgs]) error
 	}
 	if err := w.c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Verdict: v}); err != nil {
 		// Not accepted: undo the decision (unless the submission changed since) so the retry reports it.
-		undo := w.c.db(ctx).Model(&review{}).Where("reference = ? AND decided_at = ?", r.Reference, decided).Update("decided_at", nil)
-		return errors.Join(fmt.Errorf("sim: report verdict on %s: %w", r.Reference, err), undo.Error)
+		undo := w.c.cfg.Store.ReopenReview(ctx, r.Reference, decided)
+		return errors.Join(fmt.Errorf("sim: report verdict on %s: %w", r.Reference, err), undo)
 	}
 	return nil
 }

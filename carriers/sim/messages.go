@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"gorm.io/gorm/clause"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/store"
+	"github.com/switchboard/switchboard/kit"
 )
 
 // MagicNumbers are destination numbers whose messages fail with the failure reason beside them,
@@ -50,22 +49,20 @@ const (
 // OutboxEntry is a message the simulated carrier accepted: what the handset received.
 type OutboxEntry struct {
 	// Reference is the client reference it was submitted with (a message id); unique.
-	Reference string `json:"reference" gorm:"primaryKey"`
+	Reference string `json:"reference"`
 	CarrierID string `json:"carrier_id"`
-	From      string `json:"from" gorm:"column:from_number"`
-	To        string `json:"to" gorm:"column:to_number"`
+	From      string `json:"from"`
+	To        string `json:"to"`
 	Body      string `json:"body"`
 	// Parts is the number of SMS segments.
 	Parts    int    `json:"parts"`
 	Encoding string `json:"encoding"`
-	// Media are the attachments' URLs, as JSON in the table.
-	Media     []string  `json:"media" gorm:"serializer:json"`
+	// Media are the attachments' URLs.
+	Media []string `json:"media"`
+	// Outcome is the fate the receipt will report: delivered, silent (none) or a failure reason.
 	Outcome   string    `json:"outcome"`
 	CreatedAt time.Time `json:"created_at"`
 }
-
-// TableName is the simulated carrier's outbox table.
-func (OutboxEntry) TableName() string { return "sim_outbox" }
 
 // receiptArgs is a message's fate; alone, the job that reports it after the simulated latency.
 type receiptArgs struct {
@@ -158,7 +155,7 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	for _, md := range m.Media {
 		media = append(media, md.URL)
 	}
-	e := &OutboxEntry{Reference: m.Reference, CarrierID: store.NewID("sim"), From: m.From, To: m.To, Body: m.Body,
+	e := &OutboxEntry{Reference: m.Reference, CarrierID: kit.NewID("sim"), From: m.From, To: m.To, Body: m.Body,
 		Parts: m.Segments, Encoding: m.Encoding, Media: media, Outcome: outcome, CreatedAt: c.cfg.Now().UTC()}
 	sub, err := c.submits.Do(ctx, e)
 	if err != nil {
@@ -171,26 +168,8 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 // transaction. A reference already in the outbox (or twice in the batch) stores nothing and
 // answers with the first submission's carrier id and Duplicate set.
 func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Submission, error) {
-	refs := make([]string, len(es))
-	for i, e := range es {
-		refs[i] = e.Reference
-	}
 	out := make([]carriers.Submission, len(es))
-	// The core submits from its dispatch jobs, whose completion waits for the disk; a submission
-	// lost with the database is submitted again, so this commit need not wait.
-	err := c.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
-		db := tx.DB().WithContext(ctx)
-		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&es).Error; err != nil {
-			return err
-		}
-		var stored []OutboxEntry
-		if err := db.Select("reference", "carrier_id").Where("reference IN ?", refs).Find(&stored).Error; err != nil {
-			return err
-		}
-		first := make(map[string]string, len(stored))
-		for _, e := range stored {
-			first[e.Reference] = e.CarrierID
-		}
+	err := c.cfg.Store.AddToOutbox(ctx, es, func(first map[string]string) (river.JobArgs, *river.InsertOpts) {
 		var receipts []receiptArgs
 		fresh := map[string]bool{}
 		for i, e := range es {
@@ -205,9 +184,9 @@ func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Subm
 			receipts = append(receipts, receiptArgs{Reference: e.Reference, CarrierID: cid, Outcome: e.Outcome})
 		}
 		if len(receipts) == 0 {
-			return nil
+			return nil, nil
 		}
-		return tx.InsertJob(ctx, receiptsArgs{Receipts: receipts}, &river.InsertOpts{ScheduledAt: time.Now().Add(c.cfg.Latency)})
+		return receiptsArgs{Receipts: receipts}, &river.InsertOpts{ScheduledAt: time.Now().Add(c.cfg.Latency)}
 	})
 	return out, err
 }
@@ -215,7 +194,7 @@ func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Subm
 // Inbound injects a message from a handset (From) to one of our numbers (To), as a carrier
 // reports it; it returns the carrier id it gave the message.
 func (c *Carrier) Inbound(ctx context.Context, from, to, body string, media []carriers.Media) (string, error) {
-	id := store.NewID("simin")
+	id := kit.NewID("simin")
 	err := c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Inbound: &carriers.InboundMessage{
 		CarrierID: id, From: from, To: to, Body: body, Media: media, At: c.cfg.Now()}})
 	return id, err
@@ -223,13 +202,9 @@ func (c *Carrier) Inbound(ctx context.Context, from, to, body string, media []ca
 
 // Outbox lists what handsets received through the simulated carrier, oldest first, only to one
 // number when to is not empty.
-func Outbox(ctx context.Context, st *store.Store, to string) ([]OutboxEntry, error) {
-	q := st.DB().WithContext(ctx).Model(&OutboxEntry{})
-	if to = strings.TrimSpace(to); to != "" {
-		q = q.Where("to_number = ?", to)
-	}
-	var out []OutboxEntry
-	if err := q.Order("created_at, reference").Find(&out).Error; err != nil {
+func Outbox(ctx context.Context, st Store, to string) ([]OutboxEntry, error) {
+	out, err := st.Outbox(ctx, strings.TrimSpace(to))
+	if err != nil {
 		return nil, fmt.Errorf("sim: outbox: %w", err)
 	}
 	return out, nil

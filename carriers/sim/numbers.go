@@ -6,11 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/nyaruka/phonenumbers"
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/switchboard/switchboard/carriers"
 )
@@ -43,14 +40,6 @@ const defaultSearchLimit = 25
 // inventoryNumber matches the numbers of the scheme: area code or prefix, then 555 01XX.
 var inventoryNumber = regexp.MustCompile(`^\+1(\d{3})55501\d{2}$`)
 
-// simNumber is a number the simulated carrier has provisioned to the installation.
-type simNumber struct {
-	Number        string `gorm:"primaryKey"`
-	ProvisionedAt time.Time
-}
-
-func (simNumber) TableName() string { return "sim_numbers" }
-
 // SearchNumbers offers the inventory's numbers that are not provisioned.
 func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]carriers.AvailableNumber, error) {
 	if q.AreaCode == portInPrefix {
@@ -82,7 +71,8 @@ func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]
 	}
 	var taken []string
 	if len(candidates) > 0 {
-		if err := c.db(ctx).Model(&simNumber{}).Where("number IN ?", candidates).Pluck("number", &taken).Error; err != nil {
+		var err error
+		if taken, err = c.cfg.Store.ProvisionedAmong(ctx, candidates); err != nil {
 			return nil, fmt.Errorf("sim: search numbers: %w", err)
 		}
 	}
@@ -111,11 +101,11 @@ func (c *Carrier) ProvisionNumber(ctx context.Context, number string) error {
 	case m == nil || (!slices.Contains(TollFreePrefixes, m[1]) && areaCodeCountry(m[1]) == ""):
 		return fmt.Errorf("sim: %s is not in the inventory: %w", number, carriers.ErrNumberUnavailable)
 	}
-	res := c.db(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&simNumber{Number: number, ProvisionedAt: c.cfg.Now().UTC()})
-	if res.Error != nil {
-		return fmt.Errorf("sim: provision %s: %w", number, res.Error)
+	fresh, err := c.cfg.Store.Provision(ctx, number, c.cfg.Now().UTC())
+	if err != nil {
+		return fmt.Errorf("sim: provision %s: %w", number, err)
 	}
-	if res.RowsAffected == 0 {
+	if !fresh {
 		return fmt.Errorf("sim: %s is provisioned already: %w", number, carriers.ErrNumberUnavailable)
 	}
 	return nil
@@ -123,7 +113,7 @@ func (c *Carrier) ProvisionNumber(ctx context.Context, number string) error {
 
 // ReleaseNumber returns a number to the inventory; releasing one that is not provisioned is fine.
 func (c *Carrier) ReleaseNumber(ctx context.Context, number string) error {
-	if err := c.db(ctx).Where("number = ?", number).Delete(&simNumber{}).Error; err != nil {
+	if err := c.cfg.Store.Unprovision(ctx, number); err != nil {
 		return fmt.Errorf("sim: release %s: %w", number, err)
 	}
 	return nil
@@ -143,8 +133,5 @@ func areaCodeCountry(area string) string {
 	}
 	return ""
 }
-
-// db is the simulator's handle on its sim_* tables, in the store's database.
-func (c *Carrier) db(ctx context.Context) *gorm.DB { return c.cfg.Store.DB().WithContext(ctx) }
 
 var _ carriers.NumberInventory = (*Carrier)(nil)

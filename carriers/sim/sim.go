@@ -15,7 +15,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/store"
+	"github.com/switchboard/switchboard/kit"
 )
 
 // Name is the adapter's name.
@@ -26,8 +26,8 @@ const RejectWord = "REJECTME"
 
 // Config configures the simulated carrier.
 type Config struct {
-	// Store holds the simulated carrier's state. Required.
-	Store *store.Store
+	// Store keeps the simulated carrier's state (store.SimStore). Required.
+	Store Store
 	// Reporter receives receipts, inbound messages and verdicts. Required.
 	Reporter carriers.Reporter
 	// ReviewDelay is how long campaign review takes. Defaults to 2 s.
@@ -49,7 +49,7 @@ type Carrier struct {
 	// flaky counts the submissions of each reference to FlakyNumber.
 	flaky map[string]int
 	// submits stores concurrent submissions in one transaction.
-	submits *store.Batcher[*OutboxEntry, carriers.Submission]
+	submits *kit.Batcher[*OutboxEntry, carriers.Submission]
 }
 
 // New returns the simulated carrier.
@@ -70,7 +70,7 @@ func New(cfg Config) (*Carrier, error) {
 		cfg.Logger = slog.Default()
 	}
 	c := &Carrier{cfg: cfg, flaky: map[string]int{}}
-	c.submits = store.NewBatcher(200, 1, c.store)
+	c.submits = kit.NewBatcher(200, 1, c.store)
 	return c, nil
 }
 

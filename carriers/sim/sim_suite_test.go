@@ -42,7 +42,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cleanup)
 	reports = carriertest.NewRecorder()
-	carrier, err = sim.New(sim.Config{Store: st, Reporter: reports, ReviewDelay: reviewDelay,
+	carrier, err = sim.New(sim.Config{Store: st.Sim(), Reporter: reports, ReviewDelay: reviewDelay,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	Expect(err).NotTo(HaveOccurred())
 	workers := river.NewWorkers()

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/store"
+	"github.com/switchboard/switchboard/kit"
 )
 
 // Simulated calls.
@@ -52,7 +52,7 @@ func (c *Carrier) PlaceCall(ctx context.Context, call Call) (string, error) {
 	if call.Answered && call.TalkSeconds == 0 {
 		call.TalkSeconds = 30
 	}
-	id := store.NewID("simcall")
+	id := kit.NewID("simcall")
 	event := func(status string, at time.Time) *carriers.CallEvent {
 		return &carriers.CallEvent{CarrierID: id, From: call.From, To: call.To, Status: status, At: at}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/linxGnu/gosmpp/pdu"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/store"
+	"github.com/switchboard/switchboard/kit"
 )
 
 // Receipt states as the receipt's stat: field (SMPP 3.4 appendix B) or message_state TLV names
@@ -41,13 +41,13 @@ var receiptStates = map[string]struct {
 	status string
 	reason string
 }{
-	"DELIVRD": {true, store.SMPPPartDelivered, ""},
-	"ACCEPTD": {true, store.SMPPPartDelivered, ""},
-	"EXPIRED": {true, store.SMPPPartFailed, carriers.FailureExpired},
-	"REJECTD": {true, store.SMPPPartFailed, carriers.FailureCarrierFiltered},
-	"UNDELIV": {true, store.SMPPPartFailed, carriers.FailureUnreachableCarrier},
-	"DELETED": {true, store.SMPPPartFailed, carriers.FailureUnknown},
-	"UNKNOWN": {true, store.SMPPPartFailed, carriers.FailureUnknown},
+	"DELIVRD": {true, PartDelivered, ""},
+	"ACCEPTD": {true, PartDelivered, ""},
+	"EXPIRED": {true, PartFailed, carriers.FailureExpired},
+	"REJECTD": {true, PartFailed, carriers.FailureCarrierFiltered},
+	"UNDELIV": {true, PartFailed, carriers.FailureUnreachableCarrier},
+	"DELETED": {true, PartFailed, carriers.FailureUnknown},
+	"UNKNOWN": {true, PartFailed, carriers.FailureUnknown},
 	"ENROUTE": {false, "", ""},
 }
 
@@ -152,7 +152,7 @@ func (c *Carrier) receipt(ctx context.Context, d *pdu.DeliverSM) data.CommandSta
 	unlock := c.locks.lock(key.reference)
 	defer unlock()
 	now := c.cfg.Now().UTC()
-	sub, parts, err := c.cfg.Store.FinishSMPPPart(ctx, key.reference, key.part, key.smscID, state.status, reason, now)
+	sub, parts, err := c.cfg.Store.FinishPart(ctx, key.reference, key.part, key.smscID, state.status, reason, now)
 	if err != nil {
 		log.Error("smpp: record receipt", "reference", key.reference, "err", err)
 		return data.ESME_RX_T_APPN
@@ -169,7 +169,7 @@ func (c *Carrier) receipt(ctx context.Context, d *pdu.DeliverSM) data.CommandSta
 		log.Warn("smpp: the core did not take a receipt: the SMSC will deliver it again", "reference", key.reference, "err", err)
 		return data.ESME_RX_T_APPN
 	}
-	if err := c.cfg.Store.MarkSMPPReported(ctx, key.reference, now); err != nil {
+	if err := c.cfg.Store.MarkReported(ctx, key.reference, now); err != nil {
 		log.Error("smpp: record reported receipt", "reference", key.reference, "err", err)
 	}
 	return data.ESME_ROK
@@ -177,7 +177,7 @@ func (c *Carrier) receipt(ctx context.Context, d *pdu.DeliverSM) data.CommandSta
 
 // fate is a message's receipt once its parts tell it, nil while they do not: the first failed
 // part fails it; it is delivered when all are.
-func fate(parts []store.SMPPPart) *carriers.Receipt {
+func fate(parts []Part) *carriers.Receipt {
 	if len(parts) == 0 {
 		return nil
 	}
@@ -188,13 +188,13 @@ func fate(parts []store.SMPPPart) *carriers.Receipt {
 	delivered := 0
 	for _, p := range parts {
 		switch p.Status {
-		case store.SMPPPartFailed:
+		case PartFailed:
 			rc.Status, rc.FailureReason = carriers.ReceiptFailed, carriers.FailureUnknown
 			if p.FailureReason != nil {
 				rc.FailureReason = *p.FailureReason
 			}
 			return rc
-		case store.SMPPPartDelivered:
+		case PartDelivered:
 			delivered++
 		}
 	}
@@ -218,12 +218,14 @@ func (c *Carrier) lookup(ctx context.Context, id string) (partKey, error) {
 			}
 		}
 		c.mu.Unlock()
-		p, err := c.cfg.Store.FindSMPPPart(ctx, forms)
-		if err == nil {
-			return partKey{reference: p.Reference, part: p.Part, smscID: *p.SMSCID}, nil
-		}
-		if !errors.Is(err, store.ErrNotFound) || attempt == 4 {
+		p, err := c.cfg.Store.FindPart(ctx, forms)
+		switch {
+		case err != nil:
 			return partKey{}, err
+		case p != nil:
+			return partKey{reference: p.Reference, part: p.Part, smscID: *p.SMSCID}, nil
+		case attempt == 4:
+			return partKey{}, errors.New("smpp: no part has SMSC id " + id)
 		}
 		select {
 		case <-ctx.Done():
@@ -265,7 +267,7 @@ func (c *Carrier) inbound(ctx context.Context, d *pdu.DeliverSM) data.CommandSta
 	now := c.cfg.Now().UTC()
 	total, part, ref, concatenated := concatInfo(d)
 	if !concatenated || total <= 1 {
-		in := &carriers.InboundMessage{CarrierID: store.NewID("smppmo"), From: from, To: to, Body: body, At: now}
+		in := &carriers.InboundMessage{CarrierID: kit.NewID("smppmo"), From: from, To: to, Body: body, At: now}
 		if err := c.report(ctx, carriers.Report{Carrier: Name, Inbound: in}); err != nil {
 			log.Warn("smpp: the core did not take an inbound message: the SMSC will deliver it again", "err", err)
 			return data.ESME_RX_T_APPN
@@ -275,7 +277,7 @@ func (c *Carrier) inbound(ctx context.Context, d *pdu.DeliverSM) data.CommandSta
 	key := fmt.Sprintf("%s|%s|%d|%d", from, to, ref, total)
 	unlock := c.locks.lock(key)
 	defer unlock()
-	parts, err := c.cfg.Store.AddSMPPInboundPart(ctx, store.SMPPInboundPart{Source: from, Destination: to, ConcatRef: ref,
+	parts, err := c.cfg.Store.AddInboundPart(ctx, InboundPart{Source: from, Destination: to, ConcatRef: ref,
 		Total: total, Part: part, Body: body, CreatedAt: now}, inboundStaleAfter)
 	if err != nil {
 		log.Error("smpp: keep an inbound part", "err", err)
@@ -295,7 +297,7 @@ func (c *Carrier) inbound(ctx context.Context, d *pdu.DeliverSM) data.CommandSta
 		log.Warn("smpp: the core did not take an inbound message: the SMSC will deliver it again", "err", err)
 		return data.ESME_RX_T_APPN
 	}
-	if err := c.cfg.Store.DeleteSMPPInbound(ctx, from, to, ref, total); err != nil {
+	if err := c.cfg.Store.DeleteInbound(ctx, from, to, ref, total); err != nil {
 		log.Error("smpp: forget a reported inbound message", "err", err)
 	}
 	return data.ESME_ROK

@@ -93,7 +93,7 @@ var _ = Describe("Messaging through the API with the SMPP adapter", Ordered, fun
 		core, err := service.NewCore(service.CoreConfig{
 			Store: db, PublicURL: "https://switchboard.test", Logger: testLogger(),
 			Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
-				adapter, err = smpp.New(smpp.Config{Addr: fake.Addr(), SystemID: "test", Password: "secret", Store: db, Reporter: r,
+				adapter, err = smpp.New(smpp.Config{Addr: fake.Addr(), SystemID: "test", Password: "secret", Store: db.SMPP(), Reporter: r,
 					ReconnectMin: 20 * time.Millisecond, Logger: testLogger()})
 				return []carriers.Carrier{adapter}, err
 			},

@@ -27,7 +27,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/store"
 )
 
 // Name is the adapter's name.
@@ -41,8 +40,8 @@ type Config struct {
 	SystemID, Password string
 	// SystemType is sent in the bind when the SMSC wants one. Defaults to empty.
 	SystemType string
-	// Store keeps the submissions' part ids and inbound parts. Required.
-	Store *store.Store
+	// Store keeps the submissions' part ids and inbound parts (store.SMPPStore). Required.
+	Store Store
 	// Reporter receives receipts and inbound messages. Required.
 	Reporter carriers.Reporter
 	// Window is how many submit_sm may await their response at once. Defaults to 10.

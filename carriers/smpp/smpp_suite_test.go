@@ -77,7 +77,7 @@ func startSMSC(cfg smsctest.Config) *smsctest.SMSC {
 
 // newCarrier builds and starts an adapter bound to s that reports to rep.
 func newCarrier(s *smsctest.SMSC, rep carriers.Reporter, tune func(*smpp.Config)) *smpp.Carrier {
-	cfg := smpp.Config{Addr: s.Addr(), SystemID: "test", Password: "secret", Store: st, Reporter: rep,
+	cfg := smpp.Config{Addr: s.Addr(), SystemID: "test", Password: "secret", Store: st.SMPP(), Reporter: rep,
 		EnquireLink: time.Second, ReconnectMin: 20 * time.Millisecond, ReconnectMax: 200 * time.Millisecond,
 		SubmitTimeout: 10 * time.Second, Logger: testLogger()}
 	if tune != nil {

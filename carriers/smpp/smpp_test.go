@@ -207,7 +207,7 @@ var _ = Describe("Submitting over SMPP", func() {
 
 	It("does not bind with a wrong password, and keeps trying", func() {
 		s := startSMSC(smsctest.Config{Password: "right"})
-		c, err := smpp.New(smpp.Config{Addr: s.Addr(), SystemID: "test", Password: "wrong", Store: st, Reporter: reports,
+		c, err := smpp.New(smpp.Config{Addr: s.Addr(), SystemID: "test", Password: "wrong", Store: st.SMPP(), Reporter: reports,
 			ReconnectMin: 10 * time.Millisecond, ReconnectMax: 20 * time.Millisecond, Logger: testLogger()})
 		Expect(err).NotTo(HaveOccurred())
 		c.Start()

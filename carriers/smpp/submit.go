@@ -13,7 +13,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/store"
 )
 
 // Part sizes, as the core counts segments: GSM-7 160 septets alone or 153 per part of a long
@@ -65,7 +64,7 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	defer cancel()
 	unlock := c.locks.lock(m.Reference)
 	defer unlock()
-	sub, parts, err := c.cfg.Store.BeginSMPPSubmission(ctx, store.SMPPSubmission{Reference: m.Reference,
+	sub, parts, err := c.cfg.Store.BeginSubmission(ctx, Submission{Reference: m.Reference,
 		ConcatRef: rand.IntN(256), Parts: len(payloads), CreatedAt: c.cfg.Now().UTC()})
 	if err != nil {
 		return carriers.Submission{}, &carriers.SubmitError{Reason: carriers.FailureUnknown, Err: err}
@@ -99,7 +98,7 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 				return err
 			}
 			ids[i] = id
-			if err := c.cfg.Store.SetSMPPPartID(context.WithoutCancel(ctx), m.Reference, p.Part, id); err != nil {
+			if err := c.cfg.Store.SetPartID(context.WithoutCancel(ctx), m.Reference, p.Part, id); err != nil {
 				return &carriers.SubmitError{Reason: carriers.FailureUnknown, Err: err}
 			}
 			c.mu.Lock()

@@ -7,23 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
-
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/switchboard/switchboard/carriers"
 )
-
-// submission records a message Twilio accepted under our reference (migration 0007): Twilio's
-// API has no client reference, so the adapter keeps this to make Submit idempotent.
-type submission struct {
-	Reference string `gorm:"primaryKey"`
-	SID       string `gorm:"column:sid"`
-	CreatedAt time.Time
-}
-
-func (submission) TableName() string { return "twilio_submissions" }
 
 // messageResource is the part of a Message resource the adapter reads.
 type messageResource struct {
@@ -43,13 +29,12 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	if m.Reference == "" {
 		return carriers.Submission{}, errors.New("twilio: a message needs a reference")
 	}
-	var prior submission
-	err := c.db(ctx).Where("reference = ?", m.Reference).Take(&prior).Error
+	prior, err := c.cfg.Store.SubmissionSID(ctx, m.Reference)
 	switch {
-	case err == nil:
-		return carriers.Submission{CarrierID: prior.SID, Duplicate: true}, nil
-	case !errors.Is(err, gorm.ErrRecordNotFound):
+	case err != nil:
 		return carriers.Submission{}, fmt.Errorf("twilio: read submission %s: %w", m.Reference, err)
+	case prior != "":
+		return carriers.Submission{CarrierID: prior, Duplicate: true}, nil
 	}
 	form := url.Values{
 		"To":             {m.To},
@@ -73,15 +58,11 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	case res.SID == "":
 		return carriers.Submission{}, &carriers.SubmitError{Reason: carriers.FailureUnknown, Err: errors.New("twilio: the answer has no message sid")}
 	}
-	rec := submission{Reference: m.Reference, SID: res.SID, CreatedAt: c.cfg.Now().UTC()}
-	if err := c.db(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rec).Error; err != nil {
+	if err := c.cfg.Store.AddSubmission(ctx, m.Reference, res.SID, c.cfg.Now().UTC()); err != nil {
 		// The message is sent: answering an error would make the core send it again.
 		c.cfg.Logger.Error("twilio: record a submission", "reference", m.Reference, "sid", res.SID, "err", err)
 	}
 	return carriers.Submission{CarrierID: res.SID}, nil
 }
-
-// db is the store's handle for the adapter's own table.
-func (c *Carrier) db(ctx context.Context) *gorm.DB { return c.cfg.Store.DB().WithContext(ctx) }
 
 var _ carriers.Messenger = (*Carrier)(nil)

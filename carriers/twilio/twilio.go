@@ -16,13 +16,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/store"
 )
 
 // Name is the adapter's name.
@@ -44,8 +44,9 @@ type Config struct {
 	// PublicURL is the installation's public base URL; Twilio posts callbacks to
 	// PublicURL+CallbackPath+"/…", and their signatures are checked against those URLs. Required.
 	PublicURL string
-	// Store records submissions (for idempotency) and holds report retries. Required.
-	Store *store.Store
+	// Store records submissions (for idempotency) and holds report retries (store.TwilioStore).
+	// Required.
+	Store Store
 	// Reporter receives receipts, inbound messages and call events. Required.
 	Reporter carriers.Reporter
 	// HTTPClient calls the REST API. Defaults to a client with a 15 s timeout.
@@ -89,12 +90,16 @@ func New(cfg Config) (*Carrier, error) {
 	return c, nil
 }
 
+// accountSID is the pattern of an account sid in Twilio's OpenAPI description
+// (twilio_api_v2010.json, AccountSid: ^AC[0-9a-fA-F]{32}$); Twilio refuses any other on every call.
+var accountSID = regexp.MustCompile(`^AC[0-9a-fA-F]{32}$`)
+
 // Validate checks the settings an operator gives (credentials and URLs), naming the wrong one.
 func (cfg Config) Validate() error {
 	switch {
 	case cfg.AccountSID == "":
 		return errors.New("twilio: the account SID is required")
-	case !strings.HasPrefix(cfg.AccountSID, "AC") || len(cfg.AccountSID) != 34:
+	case !accountSID.MatchString(cfg.AccountSID):
 		return errors.New("twilio: the account SID must be AC followed by 32 hexadecimal digits")
 	case cfg.AuthToken == "":
 		return errors.New("twilio: the auth token is required")

@@ -46,7 +46,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(fake.Close)
 	reports = carriertest.NewRecorder()
 	carrier, err = twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: twiliotest.AuthToken, APIBase: fake.URL,
-		PublicURL: publicURL, Store: st, Reporter: reports, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		PublicURL: publicURL, Store: st.Twilio(), Reporter: reports, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	Expect(err).NotTo(HaveOccurred())
 	fake.Callbacks = carrier.Handler()
 	workers := river.NewWorkers()

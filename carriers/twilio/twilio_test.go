@@ -173,7 +173,7 @@ var _ = Describe("Twilio messaging", func() {
 
 	It("answers a temporary error when Twilio cannot be reached", func(ctx SpecContext) {
 		down, err := twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: twiliotest.AuthToken,
-			APIBase: "http://127.0.0.1:1", PublicURL: publicURL, Store: st, Reporter: reports})
+			APIBase: "http://127.0.0.1:1", PublicURL: publicURL, Store: st.Twilio(), Reporter: reports})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = down.Submit(ctx, outbound("+14155550199"))
 		var refused *carriers.SubmitError
@@ -272,12 +272,15 @@ var _ = Describe("Twilio voice", func() {
 var _ = Describe("Twilio configuration", func() {
 	DescribeTable("refuses",
 		func(cfg twilio.Config, says string) {
-			cfg.Store, cfg.Reporter = st, carriertest.NewRecorder()
+			cfg.Store, cfg.Reporter = st.Twilio(), carriertest.NewRecorder()
 			_, err := twilio.New(cfg)
 			Expect(err).To(MatchError(ContainSubstring(says)))
 		},
 		Entry("no account SID", twilio.Config{AuthToken: "t", PublicURL: publicURL}, "account SID"),
 		Entry("a malformed account SID", twilio.Config{AccountSID: "SK123", AuthToken: "t", PublicURL: publicURL}, "account SID"),
+		Entry("an account SID of AC and 32 characters that are not hexadecimal",
+			twilio.Config{AccountSID: "ACzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", AuthToken: "t", PublicURL: publicURL}, "account SID"),
+		Entry("an account SID of AC and 31 hexadecimal digits", twilio.Config{AccountSID: twiliotest.AccountSID[:33], AuthToken: "t", PublicURL: publicURL}, "account SID"),
 		Entry("no auth token", twilio.Config{AccountSID: twiliotest.AccountSID, PublicURL: publicURL}, "auth token"),
 		Entry("a relative API base", twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: "t", APIBase: "api.twilio.com", PublicURL: publicURL}, "API base"),
 		Entry("no public URL", twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: "t"}, "public URL"),
@@ -291,7 +294,7 @@ var _ = Describe("Twilio configuration", func() {
 		}))
 		DeferCleanup(refusing.Close)
 		c, err := twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: "s3cr3t-token", APIBase: refusing.URL,
-			PublicURL: publicURL, Store: st, Reporter: reports, HTTPClient: &http.Client{Timeout: time.Second}})
+			PublicURL: publicURL, Store: st.Twilio(), Reporter: reports, HTTPClient: &http.Client{Timeout: time.Second}})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = c.Submit(ctx, outbound("+14155550160"))
 		Expect(err).To(MatchError(ContainSubstring("20003")))

@@ -72,7 +72,7 @@ func (b *Bench) startAPI(ctx context.Context, db *Database, cfg apiConfig) (*api
 	core, err := service.NewCore(service.CoreConfig{
 		Store: st, PublicURL: "https://127.0.0.1", Logger: log, Pacing: cfg.Pacing,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
-			c, err := sim.New(sim.Config{Store: st, Reporter: r, Latency: latency, Logger: log})
+			c, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, Latency: latency, Logger: log})
 			return []carriers.Carrier{c}, err
 		},
 	})

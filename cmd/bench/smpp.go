@@ -32,7 +32,7 @@ func runSMPP(ctx context.Context, b *Bench) error {
 		}
 		defer smsc.Close()
 		rep := &countingReporter{}
-		c, err := smpp.New(smpp.Config{Addr: smsc.Addr(), SystemID: "test", Password: "secret", Store: db.Store, Reporter: rep,
+		c, err := smpp.New(smpp.Config{Addr: smsc.Addr(), SystemID: "test", Password: "secret", Store: db.Store.SMPP(), Reporter: rep,
 			Window: smppWindow, Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 		if err != nil {
 			return err

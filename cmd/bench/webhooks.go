@@ -67,7 +67,7 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 		core, err := service.NewCore(service.CoreConfig{
 			Store: st, PublicURL: "https://127.0.0.1", Logger: log, WebhookAllowPrivate: true,
 			Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
-				c, err := sim.New(sim.Config{Store: st, Reporter: r, Latency: -1, Logger: log})
+				c, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, Latency: -1, Logger: log})
 				return []carriers.Carrier{c}, err
 			},
 		})

@@ -78,11 +78,11 @@ func (s *SMPPConfig) Validate() error {
 // serve starts it (startCarriers), so operator commands never bind.
 func smppCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.Logger) ([]carriers.Carrier, error) {
 	c, err := smpp.New(smpp.Config{Addr: cfg.SMPP.Addr, SystemID: cfg.SMPP.SystemID, Password: cfg.SMPP.Password,
-		Window: cfg.SMPP.Window, Throughput: cfg.SMPP.Throughput, Store: st, Reporter: r, Logger: log})
+		Window: cfg.SMPP.Window, Throughput: cfg.SMPP.Throughput, Store: st.SMPP(), Reporter: r, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	s, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
+	s, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -57,11 +57,11 @@ func (t TwilioConfig) Validate() error {
 // (phone_numbers.carrier = sim) keep working after the switch.
 func twilioCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.Logger) ([]carriers.Carrier, error) {
 	tw, err := twilio.New(twilio.Config{AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken,
-		APIBase: cfg.Twilio.APIBase, PublicURL: cfg.PublicURL, Store: st, Reporter: r, Logger: log})
+		APIBase: cfg.Twilio.APIBase, PublicURL: cfg.PublicURL, Store: st.Twilio(), Reporter: r, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	s, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
+	s, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -406,7 +406,7 @@ func buildCore(cfg *Config, st *store.Store, log *slog.Logger) (*service.Core, m
 			var adapters []carriers.Carrier
 			switch cfg.Carrier {
 			case "sim":
-				c, err := sim.New(sim.Config{Store: st, Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
+				c, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
 				if err != nil {
 					return nil, err
 				}

@@ -56,7 +56,7 @@ func simInbound(fs *flag.FlagSet) simRun {
 func simOutbox(fs *flag.FlagSet) simRun {
 	to := fs.String("to", "", "only messages to this handset")
 	return func(ctx context.Context, core *service.Core, _ []string, o *output) error {
-		entries, err := sim.Outbox(ctx, core.Store, *to)
+		entries, err := sim.Outbox(ctx, core.Store.Sim(), *to)
 		if err != nil {
 			return err
 		}

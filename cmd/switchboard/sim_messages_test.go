@@ -57,7 +57,7 @@ var _ = Describe("switchboard sim inbound and sim outbox", func() {
 	})
 
 	It("lists what handsets received, as JSON, filtered by --to", func(ctx context.Context) {
-		carrier, err := sim.New(sim.Config{Store: st, Reporter: nopReporter{}})
+		carrier, err := sim.New(sim.Config{Store: st.Sim(), Reporter: nopReporter{}})
 		Expect(err).NotTo(HaveOccurred())
 		for i, to := range []string{"+14155550101", "+14155550102"} {
 			_, err := carrier.Submit(ctx, carriers.Outbound{Reference: store.NewID("msg"), From: number, To: to,

@@ -88,7 +88,7 @@ var _ = Describe("SWITCHBOARD_VERIFICATION_SENDER", func() {
 			var entries []sim.OutboxEntry
 			EventuallyWithOffset(1, func(g Gomega) {
 				var err error
-				entries, err = sim.Outbox(ctx, st, handset)
+				entries, err = sim.Outbox(ctx, st.Sim(), handset)
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(entries).To(HaveLen(1))
 			}).WithTimeout(20 * time.Second).WithPolling(50 * time.Millisecond).Should(Succeed())
@@ -122,7 +122,7 @@ var _ = Describe("SWITCHBOARD_VERIFICATION_SENDER", func() {
 			status, body := verify(s)
 			Expect(status).To(Equal(http.StatusUnprocessableEntity), body)
 			Expect(body).To(ContainSubstring(`"no_phone_number"`))
-			entries, err := sim.Outbox(ctx, st, handset)
+			entries, err := sim.Outbox(ctx, st.Sim(), handset)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(entries).To(BeEmpty())
 			Expect(s.stop()).To(Succeed())

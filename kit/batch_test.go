@@ -1,4 +1,4 @@
-package store_test
+package kit_test
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/switchboard/switchboard/store"
+	"github.com/switchboard/switchboard/kit"
 )
 
 var _ = Describe("Batcher", func() {
 	It("flushes a lone call at once, alone", func(ctx context.Context) {
 		var sizes []int
-		b := store.NewBatcher(10, 1, func(_ context.Context, items []int) ([]int, error) {
+		b := kit.NewBatcher(10, 1, func(_ context.Context, items []int) ([]int, error) {
 			sizes = append(sizes, len(items))
 			out := make([]int, len(items))
 			for i, n := range items {
@@ -32,7 +32,7 @@ var _ = Describe("Batcher", func() {
 			mu    sync.Mutex
 			sizes []int
 		)
-		b := store.NewBatcher(100, 1, func(_ context.Context, items []int) ([]int, error) {
+		b := kit.NewBatcher(100, 1, func(_ context.Context, items []int) ([]int, error) {
 			mu.Lock()
 			sizes = append(sizes, len(items))
 			first := len(sizes) == 1
@@ -85,7 +85,7 @@ var _ = Describe("Batcher", func() {
 		bad := errors.New("bad item")
 		release := make(chan struct{})
 		var once sync.Once
-		b := store.NewBatcher(100, 1, func(_ context.Context, items []int) ([]int, error) {
+		b := kit.NewBatcher(100, 1, func(_ context.Context, items []int) ([]int, error) {
 			once.Do(func() { <-release })
 			for _, n := range items {
 				if n == 13 {
@@ -117,7 +117,7 @@ var _ = Describe("Batcher", func() {
 		done, cancel := context.WithCancel(ctx)
 		cancel()
 		flushed := 0
-		b := store.NewBatcher(10, 1, func(_ context.Context, items []int) ([]int, error) {
+		b := kit.NewBatcher(10, 1, func(_ context.Context, items []int) ([]int, error) {
 			flushed += len(items)
 			return items, nil
 		})

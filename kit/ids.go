@@ -1,0 +1,60 @@
+package kit
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.jetify.com/typeid"
+)
+
+// NewID returns a new TypeID with the given prefix. Its UUIDv7 is strictly increasing within this
+// process (RFC 9562 §6.2 method 1: a 12-bit counter that restarts from a random value each
+// millisecond and borrows the next millisecond when it runs out), so within one instance id order
+// is creation order, which newest-first pagination relies on; across instances it is millisecond order.
+func NewID(prefix string) string {
+	var u [16]byte
+	ms, seq := v7.next()
+	binary.BigEndian.PutUint64(u[0:8], ms<<16|uint64(seq))
+	u[6] = 0x70 | (u[6] & 0x0f) // version 7 over the counter's top nibble, which next keeps 0
+	if _, err := rand.Read(u[8:]); err != nil {
+		panic(fmt.Sprintf("kit: random id bits: %v", err))
+	}
+	u[8] = 0x80 | (u[8] & 0x3f) // RFC 9562 variant
+	id, err := typeid.FromUUIDBytesWithPrefix(prefix, u[:])
+	if err != nil {
+		// Only an invalid constant prefix can fail; that is a programming error.
+		panic(fmt.Sprintf("kit: new id with prefix %q: %v", prefix, err))
+	}
+	return id.String()
+}
+
+// v7 is the process's monotonic UUIDv7 clock.
+var v7 = &v7Clock{}
+
+type v7Clock struct {
+	mu     sync.Mutex
+	lastMs uint64
+	seq    uint16
+}
+
+// next returns the millisecond and 12-bit counter of the next id.
+func (c *v7Clock) next() (uint64, uint16) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ms := uint64(time.Now().UnixMilli())
+	if ms > c.lastMs {
+		var b [2]byte
+		_, _ = rand.Read(b[:])
+		c.lastMs, c.seq = ms, binary.BigEndian.Uint16(b[:])&0x07ff // leave room to count up
+		return c.lastMs, c.seq
+	}
+	c.seq++
+	if c.seq > 0x0fff {
+		c.lastMs++
+		c.seq = 0
+	}
+	return c.lastMs, c.seq
+}

@@ -1,0 +1,196 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/riverqueue/river"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/switchboard/switchboard/carriers/sim"
+)
+
+// SimStore keeps the simulated carrier's world in the sim_* tables (migrations 0003 and 0004); it
+// implements sim.Store.
+type SimStore struct{ s *Store }
+
+// Sim returns what the simulated carrier keeps in this database.
+func (s *Store) Sim() *SimStore { return &SimStore{s: s} }
+
+var _ sim.Store = (*SimStore)(nil)
+
+// simNumber is a number the simulated carrier has provisioned to the installation.
+type simNumber struct {
+	Number        string `gorm:"primaryKey"`
+	ProvisionedAt time.Time
+}
+
+func (simNumber) TableName() string { return "sim_numbers" }
+
+// simReview is a row of sim_reviews.
+type simReview struct {
+	Reference   string `gorm:"primaryKey"`
+	Description string
+	TCRID       string `gorm:"column:tcr_id"`
+	SubmittedAt time.Time
+	DecidedAt   *time.Time
+}
+
+func (simReview) TableName() string { return "sim_reviews" }
+
+// simOutbox is a row of sim_outbox.
+type simOutbox struct {
+	Reference string `gorm:"primaryKey"`
+	CarrierID string
+	From      string `gorm:"column:from_number"`
+	To        string `gorm:"column:to_number"`
+	Body      string
+	Parts     int
+	Encoding  string
+	Media     []string `gorm:"serializer:json"`
+	Outcome   string
+	CreatedAt time.Time
+}
+
+func (simOutbox) TableName() string { return "sim_outbox" }
+
+// ProvisionedAmong returns those of numbers that the simulator has provisioned.
+func (x *SimStore) ProvisionedAmong(ctx context.Context, numbers []string) ([]string, error) {
+	var taken []string
+	err := x.s.q(ctx).Model(&simNumber{}).Where("number IN ?", numbers).Pluck("number", &taken).Error
+	return taken, translate(err, "sim numbers")
+}
+
+// Provision records number as provisioned; false when it was already.
+func (x *SimStore) Provision(ctx context.Context, number string, at time.Time) (bool, error) {
+	res := x.s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&simNumber{Number: number, ProvisionedAt: at})
+	return res.RowsAffected == 1, translate(res.Error, "provision sim number")
+}
+
+// Unprovision forgets a provisioned number.
+func (x *SimStore) Unprovision(ctx context.Context, number string) error {
+	return translate(x.s.q(ctx).Where("number = ?", number).Delete(&simNumber{}).Error, "unprovision sim number")
+}
+
+// SubmitReview records or amends a submission for review (see sim.Store).
+func (x *SimStore) SubmitReview(ctx context.Context, r sim.Review, job river.JobArgs, opts *river.InsertOpts) error {
+	row := simReview{Reference: r.Reference, Description: r.Description, TCRID: r.TCRID, SubmittedAt: r.SubmittedAt}
+	return x.s.Tx(ctx, func(tx *Store) error {
+		db := tx.q(ctx)
+		res := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&row)
+		if res.Error != nil {
+			return translate(res.Error, "record sim review")
+		}
+		if res.RowsAffected == 0 {
+			// Amend a pending review: the conditional update re-checks decided_at under the row's
+			// lock, so an amendment racing a decision either lands before it or gets a new review.
+			fields := map[string]any{"description": r.Description, "tcr_id": r.TCRID, "submitted_at": r.SubmittedAt}
+			pending := db.Model(&simReview{}).Where("reference = ? AND decided_at IS NULL", r.Reference).Updates(fields)
+			if pending.Error != nil {
+				return translate(pending.Error, "amend sim review")
+			}
+			if pending.RowsAffected > 0 {
+				return nil // the pending review judges the amendment
+			}
+			fields["decided_at"] = nil
+			if err := db.Model(&simReview{}).Where("reference = ?", r.Reference).Updates(fields).Error; err != nil {
+				return translate(err, "reopen sim review")
+			}
+		}
+		return tx.InsertJob(ctx, job, opts)
+	})
+}
+
+// DecideReview marks a pending review decided (see sim.Store).
+func (x *SimStore) DecideReview(ctx context.Context, reference string, at time.Time) (*sim.Review, bool, error) {
+	var (
+		row   simReview
+		fresh bool
+	)
+	err := x.s.Tx(ctx, func(tx *Store) error {
+		q := tx.q(ctx)
+		if tx.dialect == Postgres {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		if err := q.Where("reference = ?", reference).Take(&row).Error; err != nil {
+			return err
+		}
+		if row.DecidedAt != nil {
+			return nil
+		}
+		fresh, row.DecidedAt = true, &at
+		return tx.q(ctx).Model(&simReview{}).Where("reference = ?", reference).Update("decided_at", at).Error
+	})
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, translate(err, "decide sim review")
+	}
+	return &sim.Review{Reference: row.Reference, Description: row.Description, TCRID: row.TCRID,
+		SubmittedAt: row.SubmittedAt, DecidedAt: row.DecidedAt}, fresh, nil
+}
+
+// ReopenReview undoes the decision made at at, unless the review changed since.
+func (x *SimStore) ReopenReview(ctx context.Context, reference string, at time.Time) error {
+	err := x.s.q(ctx).Model(&simReview{}).Where("reference = ? AND decided_at = ?", reference, at).Update("decided_at", nil).Error
+	return translate(err, "reopen sim review")
+}
+
+// WithdrawReview forgets the review of reference.
+func (x *SimStore) WithdrawReview(ctx context.Context, reference string) error {
+	return translate(x.s.q(ctx).Where("reference = ?", reference).Delete(&simReview{}).Error, "withdraw sim review")
+}
+
+// AddToOutbox puts entries into the outbox with the job then returns (see sim.Store).
+func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, then func(first map[string]string) (river.JobArgs, *river.InsertOpts)) error {
+	rows := make([]simOutbox, len(entries))
+	refs := make([]string, len(entries))
+	for i, e := range entries {
+		rows[i] = simOutbox{Reference: e.Reference, CarrierID: e.CarrierID, From: e.From, To: e.To, Body: e.Body,
+			Parts: e.Parts, Encoding: e.Encoding, Media: e.Media, Outcome: e.Outcome, CreatedAt: e.CreatedAt}
+		if rows[i].Media == nil {
+			rows[i].Media = []string{}
+		}
+		refs[i] = e.Reference
+	}
+	return x.s.TxAsync(ctx, func(tx *Store) error {
+		db := tx.q(ctx)
+		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
+			return translate(err, "add to sim outbox")
+		}
+		var stored []simOutbox
+		if err := db.Select("reference", "carrier_id").Where("reference IN ?", refs).Find(&stored).Error; err != nil {
+			return translate(err, "read sim outbox")
+		}
+		first := make(map[string]string, len(stored))
+		for _, e := range stored {
+			first[e.Reference] = e.CarrierID
+		}
+		job, opts := then(first)
+		if job == nil {
+			return nil
+		}
+		return tx.InsertJob(ctx, job, opts)
+	})
+}
+
+// Outbox lists the outbox oldest first, only to one number when to is not empty.
+func (x *SimStore) Outbox(ctx context.Context, to string) ([]sim.OutboxEntry, error) {
+	q := x.s.q(ctx).Model(&simOutbox{})
+	if to != "" {
+		q = q.Where("to_number = ?", to)
+	}
+	var rows []simOutbox
+	if err := q.Order("created_at, reference").Find(&rows).Error; err != nil {
+		return nil, translate(err, "sim outbox")
+	}
+	out := make([]sim.OutboxEntry, len(rows))
+	for i, r := range rows {
+		out[i] = sim.OutboxEntry{Reference: r.Reference, CarrierID: r.CarrierID, From: r.From, To: r.To, Body: r.Body,
+			Parts: r.Parts, Encoding: r.Encoding, Media: r.Media, Outcome: r.Outcome, CreatedAt: r.CreatedAt}
+	}
+	return out, nil
+}
