@@ -29,8 +29,12 @@ func duplicateContact(err error) error {
 // CreateContact adds a contact to one of the caller's accounts.
 func (s *Server) CreateContact(ctx context.Context, req gen.CreateContactRequestObject) (gen.CreateContactResponseObject, error) {
 	b := req.Body
+	md, err := metadataIn("metadata", b.Metadata)
+	if err != nil {
+		return nil, err
+	}
 	c := &store.Contact{ProjectID: principal(ctx).ProjectID, AccountID: req.AccountId, PhoneNumber: b.PhoneNumber,
-		Email: (*string)(b.Email), FirstName: b.FirstName, LastName: b.LastName, Metadata: metadataIn(b.Metadata)}
+		Email: (*string)(b.Email), FirstName: b.FirstName, LastName: b.LastName, Metadata: md}
 	if err := s.store.CreateContact(ctx, c); err != nil {
 		return nil, duplicateContact(err)
 	}
@@ -59,9 +63,13 @@ func (s *Server) GetContact(ctx context.Context, req gen.GetContactRequestObject
 // UpdateContact changes the fields present in the body and leaves the others.
 func (s *Server) UpdateContact(ctx context.Context, req gen.UpdateContactRequestObject) (gen.UpdateContactResponseObject, error) {
 	b := req.Body
+	md, err := metadataIn("metadata", b.Metadata)
+	if err != nil {
+		return nil, err
+	}
 	c, err := s.store.UpdateContact(ctx, principal(ctx).ProjectID, req.Id, store.ContactPatch{
 		PhoneNumber: b.PhoneNumber, Email: (*string)(b.Email), FirstName: b.FirstName, LastName: b.LastName,
-		Metadata: metadataIn(b.Metadata), OutboundDisabled: b.OutboundDisabled,
+		Metadata: md, OutboundDisabled: b.OutboundDisabled,
 	})
 	if err != nil {
 		return nil, duplicateContact(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard/switchboard/gen"
+	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -42,15 +43,20 @@ func metadataOut(m store.Metadata) gen.Metadata {
 	return gen.Metadata(m)
 }
 
-func metadataIn(m *gen.Metadata) store.Metadata {
+// metadataIn converts a request's metadata (nil when absent), refusing keys the contract does not
+// allow; field is the object's path in the request.
+func metadataIn(field string, m *gen.Metadata) (store.Metadata, error) {
 	if m == nil {
-		return nil
+		return nil, nil
+	}
+	if err := service.CheckMetadataKeys(field, *m); err != nil {
+		return nil, err
 	}
 	out := store.Metadata(*m)
 	if out == nil {
 		out = store.Metadata{}
 	}
-	return out
+	return out, nil
 }
 
 // mergeJSON overlays the object patch onto the object base, recursing into nested objects, so a

@@ -162,6 +162,8 @@ func requestID(c echo.Context) string {
 // maps each field path to its messages, or into invalid_json when the body did not parse.
 func validationError(me openapi3.MultiError) *echo.HTTPError {
 	detail := map[string]any{}
+	// typed are the fields whose failure has an error type of its own (x-error-type).
+	typed := map[string]*service.Error{}
 	add := func(field, msg string) {
 		list, _ := detail[field].([]string)
 		detail[field] = append(list, msg)
@@ -192,7 +194,11 @@ func validationError(me openapi3.MultiError) *echo.HTTPError {
 				add(joinField(field, path), "is not a recognized field")
 				return
 			}
-			add(orBody(joinField(field, path)), describeSchemaError(e))
+			name := orBody(joinField(field, path))
+			add(name, describeSchemaError(e))
+			if t := typedError(e, name); t != nil {
+				typed[name] = t
+			}
 		case *openapi3filter.ParseError:
 			add(orBody(field), "cannot be parsed: "+e.Reason)
 		default:
@@ -213,8 +219,31 @@ func validationError(me openapi3.MultiError) *echo.HTTPError {
 		}
 		walk(err, "")
 	}
+	if len(typed) == len(detail) {
+		for _, t := range typed {
+			// One field, or several that fail alike: the first is enough.
+			return &echo.HTTPError{Code: statusOf[t.Type], Internal: t}
+		}
+	}
 	return &echo.HTTPError{Code: http.StatusUnprocessableEntity, Internal: &service.Error{
 		Type: service.TypeValidation, Message: "The request is invalid; see detail for each field.", Detail: detail}}
+}
+
+// typedError is the error of a failed maxLength whose schema names its own error type with the
+// extension x-error-type (a message body's message_too_long), so that a request failing only there
+// answers that type rather than validation_error.
+func typedError(e *openapi3.SchemaError, field string) *service.Error {
+	if e.Schema == nil {
+		return nil
+	}
+	typ, _ := e.Schema.Extensions["x-error-type"].(string)
+	if typ == "" || e.SchemaField != "maxLength" || e.Schema.MaxLength == nil {
+		return nil
+	}
+	if _, known := statusOf[typ]; !known {
+		return nil
+	}
+	return &service.Error{Type: typ, Message: fmt.Sprintf("the %s is longer than %d characters", field, *e.Schema.MaxLength)}
 }
 
 var unsupportedProperty = regexp.MustCompile(`^property "(.+)" is unsupported$`)

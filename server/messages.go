@@ -12,13 +12,21 @@ import (
 func (s *Server) SendMessage(ctx context.Context, req gen.SendMessageRequestObject) (gen.SendMessageResponseObject, error) {
 	b := req.Body
 	p := principal(ctx)
+	md, err := metadataIn("metadata", b.Metadata)
+	if err != nil {
+		return nil, err
+	}
 	params := service.SendParams{ProjectID: p.ProjectID, AccountID: req.AccountId, Demo: p.Demo,
-		To: b.To, From: b.From, Body: b.Body, Metadata: metadataIn(b.Metadata), SendAt: b.SendAt,
+		To: b.To, From: b.From, Body: b.Body, Metadata: md, SendAt: b.SendAt,
 		ShortenLinks: b.Settings != nil && b.Settings.LinkShortening != nil && *b.Settings.LinkShortening}
 	if c := b.Conversation; c != nil {
+		cmd, err := metadataIn("conversation.contact.metadata", c.Contact.Metadata)
+		if err != nil {
+			return nil, err
+		}
 		params.Conversation = &service.ConversationParams{PhoneNumber: c.PhoneNumber, Contact: service.ContactParams{
 			PhoneNumber: c.Contact.PhoneNumber, Email: (*string)(c.Contact.Email), FirstName: c.Contact.FirstName,
-			LastName: c.Contact.LastName, Metadata: metadataIn(c.Contact.Metadata)}}
+			LastName: c.Contact.LastName, Metadata: cmd}}
 	}
 	if b.Attachments != nil {
 		for _, a := range *b.Attachments {

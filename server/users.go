@@ -15,8 +15,12 @@ func userOut(u *store.User) gen.User {
 // CreateUser adds a user to one of the caller's accounts.
 func (s *Server) CreateUser(ctx context.Context, req gen.CreateUserRequestObject) (gen.CreateUserResponseObject, error) {
 	b := req.Body
+	md, err := metadataIn("metadata", b.Metadata)
+	if err != nil {
+		return nil, err
+	}
 	u := &store.User{ProjectID: principal(ctx).ProjectID, AccountID: req.AccountId, FirstName: b.FirstName,
-		LastName: b.LastName, Metadata: metadataIn(b.Metadata), PhotoURL: b.PhotoUrl}
+		LastName: b.LastName, Metadata: md, PhotoURL: b.PhotoUrl}
 	if err := s.store.CreateUser(ctx, u); err != nil {
 		return nil, err
 	}
@@ -45,8 +49,12 @@ func (s *Server) GetUser(ctx context.Context, req gen.GetUserRequestObject) (gen
 // UpdateUser changes the fields present in the body.
 func (s *Server) UpdateUser(ctx context.Context, req gen.UpdateUserRequestObject) (gen.UpdateUserResponseObject, error) {
 	b := req.Body
+	md, err := metadataIn("metadata", b.Metadata)
+	if err != nil {
+		return nil, err
+	}
 	u, err := s.store.UpdateUser(ctx, principal(ctx).ProjectID, req.Id, store.UserPatch{
-		FirstName: b.FirstName, LastName: b.LastName, Metadata: metadataIn(b.Metadata), PhotoURL: b.PhotoUrl,
+		FirstName: b.FirstName, LastName: b.LastName, Metadata: md, PhotoURL: b.PhotoUrl,
 	})
 	if err != nil {
 		return nil, err
