@@ -1194,15 +1194,18 @@ func (e TollFreeUseCase) Valid() bool {
 
 // Defines values for VerificationCheckResult.
 const (
-	VerificationCheckResultExhausted VerificationCheckResult = "exhausted"
-	VerificationCheckResultExpired   VerificationCheckResult = "expired"
-	VerificationCheckResultIncorrect VerificationCheckResult = "incorrect"
-	VerificationCheckResultOk        VerificationCheckResult = "ok"
+	VerificationCheckResultAlreadyVerified VerificationCheckResult = "already_verified"
+	VerificationCheckResultExhausted       VerificationCheckResult = "exhausted"
+	VerificationCheckResultExpired         VerificationCheckResult = "expired"
+	VerificationCheckResultIncorrect       VerificationCheckResult = "incorrect"
+	VerificationCheckResultOk              VerificationCheckResult = "ok"
 )
 
 // Valid indicates whether the value is a known member of the VerificationCheckResult enum.
 func (e VerificationCheckResult) Valid() bool {
 	switch e {
+	case VerificationCheckResultAlreadyVerified:
+		return true
 	case VerificationCheckResultExhausted:
 		return true
 	case VerificationCheckResultExpired:
@@ -2090,7 +2093,6 @@ type Country string
 // - `not_found` [404]: the resource (or route) does not exist, or belongs to another project.
 // - `method_not_allowed` [405]: the route exists but not with this method.
 // - `conflict` [409]: the resource is not in a state that allows the action (e.g. cancelling a message that is no longer `scheduled`, editing an approved campaign, creating a contact whose phone number already exists in the account).
-// - `already_verified` [409]: the verification has already succeeded.
 // - `idempotency_key_in_use` [409]: a request with the same `Idempotency-Key` is still in flight.
 // - `request_too_large` [413]: the body is larger than 1 MiB.
 // - `validation_error` [422]: the body, query or path breaks the schema or a rule; `detail` maps each field path to a list of messages.
@@ -2140,7 +2142,6 @@ type ErrorResponse struct {
 	// - `not_found` [404]: the resource (or route) does not exist, or belongs to another project.
 	// - `method_not_allowed` [405]: the route exists but not with this method.
 	// - `conflict` [409]: the resource is not in a state that allows the action (e.g. cancelling a message that is no longer `scheduled`, editing an approved campaign, creating a contact whose phone number already exists in the account).
-	// - `already_verified` [409]: the verification has already succeeded.
 	// - `idempotency_key_in_use` [409]: a request with the same `Idempotency-Key` is still in flight.
 	// - `request_too_large` [413]: the body is larger than 1 MiB.
 	// - `validation_error` [422]: the body, query or path breaks the schema or a rule; `detail` maps each field path to a list of messages.
@@ -3619,6 +3620,12 @@ type CreateUserTokenParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CreateProjectVerificationParams defines parameters for CreateProjectVerification.
+type CreateProjectVerificationParams struct {
+	// IdempotencyKey Optional idempotency key (extension). A request repeated with the same key and the same body within 24 hours is not executed again: the first response (status and body) is replayed with the response header `Idempotent-Replayed: true`. The same key with a different body answers 422 `idempotency_key_reused`; while the first request is still in flight, 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CheckVerificationParams defines parameters for CheckVerification.
 type CheckVerificationParams struct {
 	// IdempotencyKey Optional idempotency key (extension). A request repeated with the same key and the same body within 24 hours is not executed again: the first response (status and body) is replayed with the response header `Idempotent-Replayed: true`. The same key with a different body answers 422 `idempotency_key_reused`; while the first request is still in flight, 409 `idempotency_key_in_use`.
@@ -3675,6 +3682,9 @@ type UpdateUserJSONRequestBody = UserUpdateParams
 
 // CreateUserTokenJSONRequestBody defines body for CreateUserToken for application/json ContentType.
 type CreateUserTokenJSONRequestBody = TokenParams
+
+// CreateProjectVerificationJSONRequestBody defines body for CreateProjectVerification for application/json ContentType.
+type CreateProjectVerificationJSONRequestBody = VerificationParams
 
 // CheckVerificationJSONRequestBody defines body for CheckVerification for application/json ContentType.
 type CheckVerificationJSONRequestBody = VerificationCheckParams
@@ -4358,6 +4368,9 @@ type ServerInterface interface {
 	// CreateUserToken Create a user token
 	// (POST /users/{user_id}/tokens)
 	CreateUserToken(ctx echo.Context, userId UserId, params CreateUserTokenParams) error
+	// CreateProjectVerification Start a verification without an account
+	// (POST /verifications)
+	CreateProjectVerification(ctx echo.Context, params CreateProjectVerificationParams) error
 	// GetVerification Retrieve a verification
 	// (GET /verifications/{id})
 	GetVerification(ctx echo.Context, id VerificationId) error
@@ -5948,6 +5961,35 @@ func (w *ServerInterfaceWrapper) CreateUserToken(ctx echo.Context) error {
 	return err
 }
 
+// CreateProjectVerification converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProjectVerification(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProjectVerificationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProjectVerification(ctx, params)
+	return err
+}
+
 // GetVerification converts echo context to params.
 func (w *ServerInterfaceWrapper) GetVerification(ctx echo.Context) error {
 	var err error
@@ -6110,6 +6152,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/toll_free_campaigns/:id", wrapper.CancelTollFreeCampaign, options.OperationMiddlewares["cancelTollFreeCampaign"]...)
 	router.GET(options.BaseURL+"/toll_free_campaigns/:id", wrapper.GetTollFreeCampaign, options.OperationMiddlewares["getTollFreeCampaign"]...)
 	router.POST(options.BaseURL+"/accounts/:account_id/verifications", wrapper.CreateVerification, options.OperationMiddlewares["createVerification"]...)
+	router.POST(options.BaseURL+"/verifications", wrapper.CreateProjectVerification, options.OperationMiddlewares["createProjectVerification"]...)
 	router.GET(options.BaseURL+"/verifications/:id", wrapper.GetVerification, options.OperationMiddlewares["getVerification"]...)
 	router.POST(options.BaseURL+"/verifications/:id/checks", wrapper.CheckVerification, options.OperationMiddlewares["checkVerification"]...)
 	router.DELETE(options.BaseURL+"/recordings/:id", wrapper.DeleteRecording, options.OperationMiddlewares["deleteRecording"]...)
@@ -13822,6 +13865,155 @@ func (response CreateUserToken500JSONResponse) VisitCreateUserTokenResponse(w ht
 	return err
 }
 
+type CreateProjectVerificationRequestObject struct {
+	Params CreateProjectVerificationParams
+	Body   *CreateProjectVerificationJSONRequestBody
+}
+
+type CreateProjectVerificationResponseObject interface {
+	VisitCreateProjectVerificationResponse(w http.ResponseWriter) error
+}
+
+type CreateProjectVerification201JSONResponse Verification
+
+func (response CreateProjectVerification201JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateProjectVerification400JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateProjectVerification401JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateProjectVerification403JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateProjectVerification409JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CreateProjectVerification413JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreateProjectVerification422JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateProjectVerification429JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateProjectVerification500JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVerificationRequestObject struct {
 	Id VerificationId `json:"id"`
 }
@@ -14408,6 +14600,9 @@ type StrictServerInterface interface {
 	// CreateUserToken Create a user token
 	// (POST /users/{user_id}/tokens)
 	CreateUserToken(ctx context.Context, request CreateUserTokenRequestObject) (CreateUserTokenResponseObject, error)
+	// CreateProjectVerification Start a verification without an account
+	// (POST /verifications)
+	CreateProjectVerification(ctx context.Context, request CreateProjectVerificationRequestObject) (CreateProjectVerificationResponseObject, error)
 	// GetVerification Retrieve a verification
 	// (GET /verifications/{id})
 	GetVerification(ctx context.Context, request GetVerificationRequestObject) (GetVerificationResponseObject, error)
@@ -16346,6 +16541,54 @@ func (sh *strictHandler) CreateUserToken(ctx echo.Context, userId UserId, params
 	return nil
 }
 
+// CreateProjectVerification operation middleware
+func (sh *strictHandler) CreateProjectVerification(ctx echo.Context, params CreateProjectVerificationParams) error {
+	var request CreateProjectVerificationRequestObject
+
+	request.Params = params
+
+	var body CreateProjectVerificationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateProjectVerification(ctx.Request().Context(), request.(CreateProjectVerificationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateProjectVerification")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateProjectVerificationResponseObject); ok {
+		return validResponse.VisitCreateProjectVerificationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetVerification operation middleware
 func (sh *strictHandler) GetVerification(ctx echo.Context, id VerificationId) error {
 	var request GetVerificationRequestObject
@@ -16450,422 +16693,425 @@ func (sh *strictHandler) GetVoicemail(ctx echo.Context, id VoicemailId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1rdxq5tij6V3TZ546278I2YOPYZOxxjjudPp3uvHbs9DprdXIoUSVApkoql1Rgkp3/foempCpVUUBh",
-	"Y+fRfOg0Bj2npuZL8/G54fMo5owwKRq9z40xwQFJ4ONL7mNJOVOfAyL8hMb6z8bVmKCEBDQhvkQSJyMi",
-	"DxvNBrnFURySRq8xljIWvaOjkPs4HHMhe2cnJ8dHQxoScYSl7Lfa16b1/xR09J944DeajYTcpDQhQaMn",
-	"k5Q0G8Ifkwir6Yc8ibBs9BppQhvNRoRvXxI2kuNGr9M6OWs25DxW0wqZUDZqfPnSbLzDkrykEZXwz+IW",
-	"3pGblAgpEA5DPiMBikmCZpQFfIb25JigQepPiESCfiL7hc11Wi13aWZqyiQZkaQ49zsSYcrUkpbPH5Kh",
-	"RJQhNaefJglh0qyjMOsGcwpSsd9L4nMWCJQySUPkbHCMBcIo0ctBeIppiAchQXiEKSssob1uCUQm84uh",
-	"JMny6SVHM0wlGpAhTxQSyWRO2Wj5PBFlNEojAMDCnF+ajRgnOCLSoOyS2Z+lieAJGur/ZjgJUIxHlI16",
-	"AAmPkVvZ96GRh/gQYRQnZEp5KlQ7olZH1Tg3KUnmjWaD4UgtBMNshdW6iNmqwsufYeMrlzjA/mRxjXZF",
-	"d1inBvaGC30RkCjmkjB//geZLy74DXzAIaJ5QzQhc7RHbiVhgnK2f4guMsxKSEywJAGaUTmGLQkcEeiB",
-	"WZB/MeDBHNpQhjonaMzTRCAqEOMSkVvip2oMQE4NmCFNYHQRcyYI2hMSy1TAmGqofdU3IXGI5+7cWXtN",
-	"75CXbVcevDOte0iRIe8QXbmLhSEwCuhwSOCywoIxEzOSCHTS6SDPgUh/Qub9hKSCBN5TNBvTkBRWrWFD",
-	"BRKShqGiA8OQjsayiU5a54sjUdZPBfGKxHbwZNjyj/3OQRefkYOTYYscnAdPyEFn2A6O/ZNBF5+eW8zQ",
-	"281RwznlA3XMy3Ck222qq2j/bldhzBJK+xaPCJBRFzN6qK1oQbvVaqKADHEaStTpLkPgEEZ212b6qJUB",
-	"O9A0Qg2XU4x2NcWwRw8E42ccGEqs/vI5UxigPuI4Dqnmf0fXQjNBA3LoSNkUhzTo299EGkU4mTd6jVc4",
-	"VOyKBOj3yzevG83GFIcp3HiSJByoU0SEwCOScVKNBYBIBtNhcDtAtgtnyi+wlxwg/yMhw0av8R9HOTs/",
-	"0r+Ko+dq3ndm2xoIVfx8cRUzEoYHzmYOG1+ajWecDUPqbwowHCYEB/P+lCR0SBWTd4H2J3yruyPTFInU",
-	"9wkJSLAWiFSgqTsCMDUzyoAQhrJZM2gurAfg4juby1d3KbEkKPutajUBkZiG0A0IUKPXCEhIp0TJM1+a",
-	"zmrfsHCO1NEEaUgCZH4QyMcMDYj6n09Cd6XZvLDCapJQXG9OzHISYynLGljmBNvQSipQiUjk5GpAKBuh",
-	"OOE+EcJd8pJFPhjSWhCJnMJbWUrA2fGhJfs8TXzSRDxBmCnexST1XS62iiprVpDxDh8nCSUCebcHYszT",
-	"MDgAeaaHhjgEKv2l2fiVJwMaBIRteF0CEvE+jqkCX/FwfyERB06kbgpSKHbAFUphHwCz+nih88XbF2oA",
-	"jXLQVxDmYKIcJzwdaTCqdSCWRgPgGuZ4C4szRxPxvhmgH1pGUFq0+R3dpFxilIq1F3txtbBQLFHEhWIY",
-	"+ZqV+I59n6dMltZZXBWsFtSTfq5uuCt9G2LK0G9XV2/XLC6T4KNUSLUb6HSZz16aRYurIZaKoPZD7k8W",
-	"pk74tdKozG81iF5selCRdzKzl2fa+t1TKBjhOTCKmCRqLk0uNCI2AX0WFgg3TzpXN6ABDJEBEK7NCyZJ",
-	"wnD43G58I9as+/YzqDmUnCRTkiD9yxpKyJAdSbdH3Aei4tK54lRbhfF7Rm5j4itxVzir1jTIxwpeANXR",
-	"qCjYGuIVoD3v/xwYJD14EXj7ANjXXP7KUxZsCFPGZX9o++XgfM8mjM8UHV17WTThhaPWA2VAzMd+AP5g",
-	"pg04sSoEFRLtKTWLhJyNQCXFjMsxSSy2ZpB6ofYfESbJXeBFi71zqL3mEok0jnki117zF5Fqptisj6MY",
-	"0xETaDBHV8/eqSM2clo2mPoJ7iBlQuIwxIYlOJB2V7V1ePOYJFoCq7UygLNB0SvOX+JkRDYEtMH3vuS8",
-	"H9r+Oah/VtKs5Bzp32pRdCUCK7aOE4KAaZAAdBX0iv6cw3Jx4gcXyWEaRT0x06sB+CmSRn3ynmW2mzvg",
-	"KsjCi1iqv16vwgRY4gHWFInpfv4YllLAPT3c1uEkNAScyYM52sMoIDFhARgmROqPERZapHEWm7JsqfrW",
-	"X3H+CrO5Ze6bYiOWRtAo3/l3Sgq1v6wBKOcowmxuz1881XYyBPYm1EYCjGkOKrqzbhW6+aqtBG2kMURu",
-	"tWqmVHbHZpyZIQ8ya0DVAkyPo5KV1rVjHhSMp7UGyXuUBjIW0ZqDqNbWnHmQWRRXds4tnwDE9wyncswT",
-	"+mljxmGV/ErR37JbnqCETPmEBOosatxPe2qudWHRsFCQ6CMqBGWj6oW85ujC7NAo3NautGolrzNhXnHa",
-	"KVXogy6VRE+lupyFIXvoZ4ITkqAPaat17F+8fdH/4/m/4A+HqpRXuXXa4kDOzKWgnwERaMZ7ZlRgRUae",
-	"M0nlfMNTt7x9iU7yGvQvEPJ4KjNJoMbBK31JrVlrcFpVGRCEpcT+WPM1zEBinxJ3XGt6WFhXpQ1CGziL",
-	"a/6DKAKmvjcmUyNjKWZWR7UpGx1mWCBnNMcA67LJ5SYIs0ZYP+P9eMwZ6RvFtozbCmprsVmB12icYG9i",
-	"HMGgFtZSj4OGCY9cNlicGtbDY0mCPk9LSvM74tOYqi1CA6QarF+TQjvs6zVl/RT5znRltSKrqpU05nwl",
-	"emGpHCjJvB9QQO7SGb8xP6Ps59XLy9rrrxRiUpF1hscPWJbZgrOshXXA8uAKwq2q1PXgnqMp5ZkcvMpu",
-	"J3mj91fDUEhsLLDPD9unJ4VzbXwsWPNcOa2aui4s8uHkxITgiZZxdH+055Vn95r6Anl64x6KcByrgxhS",
-	"EgYoxnIMKpFFln2wlKFBKigjQqAkDclhI9+AfnYzaLRg+79wTnqQYBb0EJ8xUQCoaOaqTdMevf40JYmA",
-	"tev3HLsmJXPEidI1JNX0E8bu69eC8hpew6vSHM3G1Nc6ssH6nwRK7A0TSHFWROVT+xwBUPDUkPDcUn4M",
-	"YWloZG39Vl16DlE0ct3ZGqi9APtw9dqtGQSpn60IZpb/1Njn9OMJQEA3S1moTsrLgeKBLZPIQ/SaTEmC",
-	"xBikiFQKGuj3KCNC/yQQqPNq2iH2NajLW1/YKk9GmBm2vW7Tb9y2X5oNSSPS/8RZ1eYvXl8g9TtSv5d2",
-	"/5MAmeMmxYkkiSi+iF1EJKE+PnpNZv1/8WRS3MTpydrj++I6I/zVgOsMJ9R0Ua20c3czH3PSNbgmPgiU",
-	"5ryfJQRL8hYnONIPI0FA9VPqWwenwYTcXHhKs4/dCjl9GEjzbxh5s3vxNh2E1HcQpy7qr3wHvAsm32GS",
-	"u6KcAftGiKdW/LD4BSBbgTIvggofnHlMXvwCXgAZAvSQh31f9j005MatZTBHnVOkPie+0nmfJdyfDHkS",
-	"IKUCH3eQP8YJ9gGn9jB6//7FL9MnRYeXBozZal/L+CQQwc1pQLqnGLfkMOqQ7uC4uPvjdrMRY6lOu9Fr",
-	"/F/o+1fr4MnHv1oH5/hgfD2JWHwgpwefPn7udL/8j0bF6Zptv6SikqfEeAQoZJohDS/RRIzMFB+Ex/XF",
-	"y6D0flCxJNE3rwZxhqc7fPtCd2k7rhI4SfC8AR4oI8pqIeLbvGUZA2BthbFWoMOleWFc9CnCgebSC7TS",
-	"xzEe0JAqWCxCxv21JmD0Gp65Hct7Koy6djvPSmtYtrWYJPlu5ot7AZezfiZ23G0784XNlIetv5/5moNS",
-	"JGbVhkBsqwDJr0pgE2g25oIgEGwFmhFwqrqGZwPwptgA1/W69YvLerQHeVH0mX6gX7Y6OcZSa532xThT",
-	"/ZtK5dfy5h45HB0izyXqhzgIEiLEYUgZaXv7hc2slUjWrF1kF2gVWPITNBeujBNmmDIsmvbI1uLI81wL",
-	"KVG4hA9CEmnwxQmZgoiKHTzRSpx+gAeD5yLiwKqq/HHk2BIIPhwaAwE0LpL9wnHMyEBQSeqIg5lyVJ75",
-	"n2o3VKBZwtlIqyF0gfm3KtzR7BflAQF+SIRp0YHQGrQW2fJqNqwBlm/AtF9xjO/jYDuyXAoDubIcuhgI",
-	"pfpr3NKPEWQoUcr8MWYjfb3vIe3tJDtipF4lqyE/JDgRBh+3J+k1G7cHI35gjT+m7eFr8+Ev3eyj2+6A",
-	"wpOfWryijo1eY0TlOB0c+jw64jimBz4PyIiwo2zqL253MaHxATfemQcxB2VOr+7LlypUBltgRKr19yEN",
-	"S+ZCq4Yv4l8NlTebS2u99lrX66NEXtUrTcLFpf7CZyzkOEDv371Ee9Y7XT/vKoU3kQchnZIACTpiBJoB",
-	"U9nctXxBM4QmelkfVwJ4jRyfOcjgrIeS6OX2BXrtgd869U/Hp9GnQTSddSdPTq/jic+6siTPt4ryvLyD",
-	"OJ9t506U8oI5ALFm1UXsq8QKQ/YUThjKpBD6KRoSCQg9GxPtem9BD4YSJtFeu4UEkAqeymbmctRFr+jP",
-	"W8Cb9bhyVcnx/qAsAFzJ2jW1JEClNpsCiOYxQXueMaWB8Qej6TOcBBoPWBppdgfvszTSvC6kTJG33Paq",
-	"pDTurNI50DSghPmkimAomho0wfQPcQQhFWB9toa9Cu0D7BhBH8sqkcGcDzZTwjuA6VE4BsU/D9R5FQ/j",
-	"pHU325yZbpVx7rXL70z7GvayFbYlBxKVyGEmeaZBeafL5L4QKNIYAFEvb2FTum5WpKC1uL2VW3kAY9jS",
-	"fdzvGNe5v9cz6OR4tcaiYxoqBpAGW2cAaQAhWEM/IYPhbNKNntx0J+Qk6uDR9HQ1A0iDzRmA2cxag469",
-	"5A9i0bFE69sy6Vinnbdjzsjr7D1ygayaR0WlQhlP8ThN/DEWVZoACN/JfP211c0UictmXrndfJHP26cn",
-	"tUW4ik1qYa5sMjILytazSgWrGLQawfRvwgluG/IkAx/aAw9WfUxEs8j7oFnVga5DuSrUqbvnakFBfWtC",
-	"xPQ+Yd/uu5srCoB1SwGbh2F/mBBSyfZ/DnH1/eVMs1794A0St2X7+QubeXiMEz5KiFDSSsqqxIFctBG1",
-	"gQ4rcxSZErwXbzj4CiwCjdxmjk4DNWSJD7RP1dGtffqrJdDA+K40Uwicu6tkk8ecLMz8yj7/Z23KM66K",
-	"tWw2hpiGK8fVDTYbdL1oAUe7SgzLAhGXWTXWntdNStKVO5thCi64kiu6q/WDTXaZX4JlxElhXUCFpMyX",
-	"7qv0RtOo21cL6YwllieAf2o/d0Y4UWk3yCC3OazEhMZx1Wm8y6Fi2jQR2I1zJ5fNJqplBAb0W2L/LTwL",
-	"a+cjl3jlB9LMTcUObSjgRYaFBqTuVc7uXg6dKuZQJoKLhLqgSANzyKhcDV26pEQ/nBJsr/xKWwmsvIe8",
-	"gdi6eUQN2Wpfs5jMp6N4EA87g5PgfBqI2/bpeL5SOlZdN5WOYbvrRGNo9CBysebq35RQDEu6k1KowZQn",
-	"BThEnrqZnqJ1nnM5PR0WrhfWBO8iLFFIAMiM5CR4O/LJggVsWwJKbplSskkBuUPORiQpRqbbWDgIWuBs",
-	"pN/VFiScRRs2vGhZM3Z5lMaXzGxkGFycEB/LPJNHyVSb/d6DsC9Pcq/2Y6VjanBh2Om2WpXPlAmP1g15",
-	"Ce6eJXn9jsJGBYMcRTnnrw8Y7PsEGJvSVdSisaT66a+ZAc34wlqtmQZi2TPpcWvlK+ky6K2RKLQp9ili",
-	"fKYtqXhwT2FCKjlrLQ4Y8eLSNldqKF8lMfSMI2fucWhMYDTQroUuDJsoorcbPJ8DzcnmqgPYL8toXj5K",
-	"BSvQwltGmXoIswr/1CbCyPOl3/ecTZpwZ2NKcjaL9siUJPOsackOVmKM/2iftLvdbrfV7hyvZIN7Hz78",
-	"46/2wfnHDx+Cz6fN9smX/1ZLWsEZ/3uNXWl/Oetc5g5zaSO/jbBQFg+t8pvF4huJTdM8I4Vl4fhVCvEz",
-	"HIZVJzXl1CfIx2FYZZrR9vV6ZA50ujRZkofpl9RG2zETFCRq6HGGIpbyz+Aw1DaBAjdY1J6cU1445Moz",
-	"qmE9xmGo6TllVNL1urOCLBISJ/d5BHDd8Ps0qM5ylXtQFXz7eb6OMhM4XwmymG0sHtZ1VglDq6ZUU0M4",
-	"YbL9E65SivJHpAx5S4eb7atK/lNLfc4CEjyf2gCa+iLgP8lgzPkEeXA6irUHXg9daKSBPytkOn3M/Q2d",
-	"tq2cve5g8r38onoYHwUhcRSvwHLw+smCzu+M50tcZ6b2pdAlhTnIKuhd6aAdmGVP4Pm2msuNmBUQWaRs",
-	"WGJFuouH6N65HVXdUdUdVd2Uqq6zqijY9/St27ZVBcZsta9vxfFJNG532JNOdH46HJ+Mh9P2KV7pRQ59",
-	"Nz1itd91ZhXV5kGsKiAaflNGFQeXV4nK9vZZljBIxdyVg5uQMDQksmiYpKxvX3YaOngYvma8rw0QroFT",
-	"HVDRh9o9NBODWnFoCRlRIfXLRbv1y8tn+6AJA0YqLdkGu4JDDDxpWYWvkmEoCb8/DPlsca7f+EyJCmr4",
-	"BKIokc6Fuc7AWfPtx8a7bcWZpTBH1UbA0dfxlFS7EkiSW5lH5x2WJzo/vSPT0TuzjMcP04CIDW6N6a47",
-	"Fi/QyeL1CSmb9IWhMIsIo39BqlUR7hGeZ15k62zYa5+PrDlMOFH8FSaYdqtzstII060gDwmdYn/ej3lI",
-	"/Xm/2sVNt0G6DXr/7uVWdlWXQWqIOkzSX873bWv0Dm5yMkc0aMLV1T6vJMhDQQ/RBVv8GmI2oa9GZR3F",
-	"KpTYMneTIOnhn6IxSQj4xgG6W19qFsD7tPaqJlEsdQ5Sb8rD1ERLeiGflaPfagR2NRuSJJHoYxb0leQI",
-	"SouoPrgr1RImzltu7fhSQfqKMG5+994L8gwLshY3NbDqjvqnbl0p12SPY/mii2Rt8Y41iwTcITWVl2bF",
-	"sRSJSLatDJHXeuXZHV7EccKn99ZZ9WCH2IxmVFeHX9hfHlmLrdjkN6/MlmD5oDrtMvisUm3LZ30n18sC",
-	"xxVLBLyLcIbnAnk604fngkl/tR427lVdCYLsrauGtOnqfz+Jkp83zhC/5z7e9WMt53lOMvPshtB8k5CB",
-	"kNmekIAZsh7A59zzu3C53Ni5DEALM2cP/SDO2jFXyrPrFC+QZ939+jHbugYWM6WA4eg6Pr4dxscDdnbN",
-	"MCFTfxQ86a406Pt3ULHLwlx1nJtC9rlVPTImb1zZeyC7iWY5YQQekYMROE2Zhk1kqhGE+oQKzm1qiEbR",
-	"NKH+VvwEBlFnCL37pvfKk1yvUhp8ehi10qhH35hqqVd1pyf7IuY7b/c9RCikDIIEFRKzACdBUfzb8zKR",
-	"wWuq250NrP4sCQ3qK1dqUH8vygpeURS0wHiKPCtiqH7LxAn1myNPeMgGYu1D4lNItutpycJTJE4LuAgz",
-	"RG51GF04d/XcjEeYrJ85lbNegx5l/YRMKZl5D6blrgnZezgNdM3Ern5ZVoosGOyTpiEU9f0MvkFVtI7q",
-	"WZy4o5Csa2d3E+gsV1HXAL2gFESU2Zfux9ReF+XCJVrni5r3S/FXpSYu01LR3ohOCWIc6SxmoEnuV+iH",
-	"a4D3ONrham2wRH41hqguopAlDFw3UxYYApxRok0v0DJ9Mked9haVy6W8qYYwWpbBLImlDGkK28xkS5OL",
-	"U0vuuGAwNb20TVT3U8KGlrIVd9USJgiO8C20XiVx3CPKPMNlHTSuRCcjUAIrMmV47DbQHlQdsdn0zS5n",
-	"OAnE/l0C0nfsZ8d+/h7sZ0fWvxJZt8uowHlpQqBsaLez8zKtL9pDtA2IcZkVlGk0G34qJI9I0vcx1NIy",
-	"7vnzcrthgtOgj0OSyEazMaajMUn6JEizBhFOJkRqK0LMw5CyUX/K7RcQr9436fj6mDGeMh/ytYNPmp8m",
-	"VM6z4eWM94fYlzzp41SOdTGTkpq2yE/+zE6hZEaz9Qb0MfW0ERztpbFCpk6z1Woh686KMArwXH1/dfCK",
-	"D2hIIFOkpzbsFUPLZgYOS9a0PE3SRZYNxU18oxMeJVkKJVs3Z0z8SdFwszxnU9X8ywQED9LrZN4n2TrM",
-	"vKmwyqF5FvV6Lou0SYP3BCHIKyQK8vafIk8n5ewhwSPi9jMpbEw/nVDIK7gt2tzs+cw281D1RnMPmQXL",
-	"xZgzcmCcMBLi8ySwFdhWJRes99RpHEu3HehGIpO2tYTC6mtkc0e5g+sOJYftOg86YLZZklXnVyjjdufA",
-	"s40C65uNEC9dyEt8n3VEROI6rwCvbLtyzuISj0tS4thXK/MR7yUkDikJ0OXVm7f7ZZQwKxxwHhIMxq7K",
-	"TMTLpuWLeYbV7FAJLMIsBS2wlHY4W2j1/OV80RtFSVdZ0gsDNjP0dLDNPXDnjKpg4R7H+gcrvc9aTxQG",
-	"JHp0yoxxrPg1T2WF6Sm7oNu+gY96yx7lKm0Zt1ac+Vr3L92sZyMItvv8IP1+q309/NQKup/kvPMpmLWS",
-	"9mh08+S6xcTq54fVwQPVzw96L2vN9Tby4SGs9bm76TdkrNeLeqPu7gt2v9fqMnmAx2oL0NjYTvYury7e",
-	"XTXR+9eK1jfRv55f7j/u43WZ4H3Db9YliD7kk7WDB29SuUVEUAxhEROA62sMUP9evHwJKPH+58tn7178",
-	"/LyJnl28fvb8ZRM9f/1LE/3X+xdXOyyphSWK6T84mtw7RdMYSyRISBQ+JFm6pgxH9govvKACpYzepMSt",
-	"7Li/Qsy4rx6wRbl/Yai7Cu7fnHRRGGsFtmw9L2omnN/BCr1DkbW63Hrl6hf9C9pTcu++rkB1QJj+Dg5y",
-	"v0rtMrnlHlS1qkLCrHJItSOqHCcEBwW76IDImdIPFRUqRKUojQdydOd7uG/sUS2NJNuCZmGbQMntXQhr",
-	"XxVV8nENJHWqvuC+ckI23qFRU62okP1Q9op/TAmgcrffvjSwANSHFQiWQ2mlKWHx6H+4y1Sy6tS9WzX0",
-	"8qytUs7ZdOvKOZsq5fx61mEnx93pdefkRgaDY78zu0kGo9XKOZveRTnPNlRDQ89pwwOp6Tm/+NZ09Rz3",
-	"7iJNXYLELaDgsb50Yt9y5Byolvfl4jjkxChVD7zvZc1T32xy/SqSsywkjax3yVZm2FwRlkpZ6QbexU3b",
-	"mdykrrmDnFYtH/6WRpgdKIEGpLE7vwJsLIG9SS7HPJHPuPZPqJMJdF0CUF20ITd1G+P3+mygz/KMp6WD",
-	"nfGDkChihUx2UeTzoCI35mJWzPeXjWbj2UXlc9qS0h26IoWnmntQmEKgvd+urt4i7TivcGmQYH9CpNjv",
-	"fWAf2AHybPnVa8GZh/46abU+6sdGW/eZcYlmJAwPlChBAvT75ZvXh9C1VP4Uerc/9hDjyCtUU/VMhdbD",
-	"wozlbhMyB0qRCqhfOSFsPy/Y3kTkNlbn5JSf1cMFJOKFsY4/9hBG6ms9pCcmfWjk7esankOdjwb7QH7A",
-	"NsAIUfocCumUqF566DjEUu26H3J/QoJsdAUeU61dV8H3i6uxnilQu7hqTWOT+BC8/jpdpzimeQ2yz54w",
-	"5ljKWGRFUAursMUXAxroypFJonbApyRB6uQv9QhZkXvofJJ1NvXpFdQTnkqyXypVD27Dy0vVGzQgcsyD",
-	"vprDuHfBLF07ixpYDyfQIJUaoXSwHBVI99Yj5a5ff520zsurNLgIBFGA3xwcHcwpDNS0XzYkZtQxw6Hi",
-	"IHltA2mKwDCOTIYyL0vA4zURCXSqTYUdJiwm89Joahamx8selsEdoKixhboEuNkxZe6B7uuNmjb9KUno",
-	"kBqA2Q3rL31T2hiLbESR+qbstb5HpRqzlPVTQbKhcIYcWWSiwBFBXqm2rS7PCPWRKEPDkI7G5mAXisyr",
-	"sdvHJfqwWBceOi+U/kR/nXQ6Tt8muklJMlcYFmM5rqgfCrU/kzQkTwsFQwUi2B87JUOLOX8zP69KIOlC",
-	"vIXFLAJkebVf2LTxTuicoDFPEzNRbnx2x87yZVU/RJuuZQNINgSvU7I2Nw6Yu16o8ZuNxWxlYTSiUyVu",
-	"scDFzKoqwoYKukk1CpQk26Ye0QyfFbEtptcYLhK2hQLPhUF1DH2phrQdvFhCOnOMzVyqYPwsoXQ/Ze5V",
-	"y6ZQDQ5Ug/I0BhjZuHnD4gxQ2qWvWDpAxuHo2TzQBLg+eAup1bvp05EcJzwdjW19e3OIObSzvOElxIK7",
-	"SQK74oqhe0jiCWFNlOrK7UDN99wCvIcJwcD3vVjtg7I+Z+Hc21cwPWu1sqRuunotOO2qhgcgSFA2Mrhv",
-	"tXmc+GM6LcHY4hcVyP5uTz9JKEn6KRNprCOtCx3N79Z4n0yJKPC8EPuGXjh+UdTy8r1Mfp4SJnkyzwv9",
-	"FqJ49i0TK+WmdFdiuQfcfnLrwwTwA76lURqhEERdA4w8YC9liSJVhcPDhTS479+9VIJhqLn3gNjSMIYA",
-	"Y2mECAMaYBGcowizuYVDLjSYavFPEXhtvSMymR9cDCVJPCt46SCEjCB3QdhLGbGud0NMwzQhTw1UU0G0",
-	"fDMaWWLoHgANcumCKk1ebQlW2gWBDjyfY2LzGembm501Gsy1BECZkDgMTUyV2owxDKgbaJEAkh2ZkSBk",
-	"HxBKCQx0lCYk2M+Xoj3m1CIsqzIOjXYJmptC/shkSnI47uVufXHCB6QqGX9WsLtaDa7Kq3mRtbQJAw7R",
-	"r0pOr6iOjRWDU7RyLXdrVKghS2vflZQ050dLl2EBRaOM9U3IZPB71Mp7hf0xZSRfAsyndaE9pamUDEIZ",
-	"m9m0ip6xJVpIVClrxarmi0oUm5KQa+ddnZ6ScXbQub1Vkij0WVIls1Y19YUFl30mnXVOaxTtmhnjNlh+",
-	"e8gj060npFZDttrX09anSeCfnX/yb574J60JDgZkyvBK45zquqlx7ldNg94BZ6qydc8deV5nAHLVZqtd",
-	"RuAWnBtDHVrcN0QFfNxYEFIG5Y8MOxrSUJrE55lM18fS6WQ00ULCdZfWw2zAcfvLPWJ/IziU42Vuv/pX",
-	"resamrSIdevC7fnECTS3NNBkZHZBxifrDfYrQu9/n00qvaefB51ut32OtFe51sXf/foMnbWOn1Q5V4Sj",
-	"qq2MeELlOHLX+zz45bLaLuIn04okaWkyJcX+sLDKESZVcXx/EB2FB9rChAbWngHEk08IE4ofCTpioioq",
-	"b3GSKn9zNUn5ceXNH28rV5lWEa73otBX0Gqf89uldeomZN4EunB6kiYh8HueShQrVrcYo3RcuOl/XRz8",
-	"Gx98ah2c9w8+fj45rpFVTkFBH5lalAZ9E9BAb3AJrlUg/O+Xb16jf5IBUjC8JFki4QmZW98PJfblhqWK",
-	"y6Ta1rbZK5Rfk0S9vFk1fNWOXlI2+dWQ63u9boaUTQ4t4YdnTdA8CCOBjrxSWq39/VFfNhe2+I0/aRYg",
-	"+YBvmdVwWf6IWTzhu7wDqBntA0AmKtY9OpP33A290zPiMHwzbPT+qpU2XU3/sblRMnowW2GRKWmHVO9+",
-	"kSxWxrxB/CUdUSWA3y3WreqZQGdvyos1OyBZd9avlonpV46uaWqtKZlD22ng9BerLoPrDn3sciUlkW9F",
-	"utG71CRxn7v6d3lhX9/Hwca7vIbV83s3123l0RSJdA95IZtsW4JXQ7ba153pbXQ9bQXDQet2PB4HeNQ5",
-	"/XT+ZKUEr7puenxL8fvCDXsmaO/y1aUScV+9utw/RFeWZOoAVc/YIvrWRIXjmOBE0QE5JnM0ID6PCFL4",
-	"tu0qKTXqoyy/dVmdq4LhKHtCaSI6RJjNH/4Sra/hYskpunCClsDGBa8O1aVdniLMEGW6MWdgVMECXlPM",
-	"2WQ2m7zUG5Voz47X6XaRz5mi7VDyEMU4kQty8/F5q13n2dgvedvVuPNlh4takYT2JB+sZF7l9G8TAs+E",
-	"oMVlTetOthZ4Ou9Ufcj9krX/oqQln0O6qnp9n9vmWTG/9TvOtfutbLdIUepLLkWLhJZeaqx5C6Fh9+RS",
-	"UOON0OkaWPP8Qrvmxa3AvFiAqLr0oGIDWWS3rS+lyNAW6w9ilL3z5nfZVCLcpGpQjQ0zWZ+UjDELSFYE",
-	"2xDO7a2lVhZdW88oT6Jbw5XGdFruRpOlVc2JzJI6hRkzLVHzgitORm0clMq0rTUhp1V0v5JxF9zScAX3",
-	"/mHdr5vrgyssD7Bc6F7GCit6ZDzN6xWkEPeOFPjeoxktLNv6DuwVC8B8QJvFgiRQEathfiqJmcsKYNkz",
-	"h2QS+tPH5UrFc0fqqJBsLZnIHb0MtYBwkCV8xa5kJCKlDKW+6KxcwnJTzUW2WcpyJP//PI0Vooc8V97z",
-	"FOetuApNrfyYNpXKkNtRt/V2WtBOC9ppQTstaKcF7bSgnRb0jWhBRuFxFJm8FrtLgFeIWr/CVdqKtG0k",
-	"hWpRO7+yOxl7uYxtSk49uIC97tnArKeHvEiMtv1eoIZsta9lcCyuz8Y3p9eDTnt4Ooy6bdE6/bTyvUB1",
-	"veN7wbpIPNPsQYLw3LfNbyb+zizqjqF3LKjKZl+IhPXQnnVL/0eWK77kCq1Txzv1vlne0hsmPPKeohGd",
-	"qg6lsSUfEZhTexyrEdRI0EfJyyedTq0C+Yfon8YTBRsX86brWPyT0BjguFTnvuKgBu4xzkhP16Ave8fv",
-	"r1WbyokVQqJDYaCV9gnKFRyfR0ToB626KU0fojq/WdC3VJ+/tn5SEXV6n0r6d5EXlwpRl0Z6Kto1LJBP",
-	"WyjAc4HwmOBg/2mhERVupFFeO4Z9vXL19850YUZ+Z6TrrYgoVlTXQkpJIDdFcnSLnaSyWlKxcHp4WeWS",
-	"MLmVw1dawwpD8FI1YYcGy9FAwfQxUCAnRpukWyLJQZ4gWw+xeKA6u7z2k6k0/b4jcYh9ouMC3797aYMu",
-	"QX0ezBFGEsKeAxOMBe6Qe95RePTZ5wH54lWmfV1B8pa5bVsRFcJTD9Ebg8W9Au0/+JC2WscEebokrfOF",
-	"sKXF3G+k82duI0b/bY3E3tPq0W3NXO8QvSjZNSBxlZeR2oLXsB3JLZkrssJjQqcCz18anCK8TpHeFbQn",
-	"g+FVJTJfvrpsGp+g3Hfdoog2yGbSmWoX8YSY2FMnPfgSA7+IINFnJJasK5cUqnG4kJG121pbD7fxB5kf",
-	"THGYEhRjmggkJE/cSCqNWIfowkgQ3Zb2WeZDBCn0T4pC25uYsIu3L9DxYcvG+9lAaO3s/JOJRHuaufyT",
-	"ROcmF4jK/acIFqPPX68Z5sLZ9O58BZ3wc8NPIiCpjZOOEVFd0HRbFbfljVP2ovqRICQjHCLCJJVzxJmJ",
-	"px6QMQ4L8aImjoyIQ/QcYnJ0fBQViKVhaMSpOOFTGlRKBjrP2jry7q73wnT50qz7xuv2dt57/Rq5IV5c",
-	"vkHH7dPTLDmEjurVCSPMn0qovElxYo/GdVqtYQVbkofuV57YAA21JcwolGlhCNrbovgzMhBUkp8ECniE",
-	"FXXlJiYUF8PVdS8qMmvixumWaaCwYUir0qT8CVfJwCNviPbkPKY+5NXGDD1/8Xr/LrVz8wH7ltHWs4y7",
-	"B/8iG0QbBT/WmZgFqTAococZbe9acxXDoirRQfAQ0lvECSWSQ8FD9P4S6Z5Wt957ftg+PdnXbsqG3Isy",
-	"NkhyKxdUyBqLTMgIapjwYT+LH63i+tBKMXuNiwuVdjKiUVcXd+Gqhy9q48sXnynneXmvZQkVgeQx49Pu",
-	"VAPLuALWuVMU8bpTKh0huT/pk1udk/JuWHWpxnhuh6iFWnpaMY8GvDahgSB86k9IgnTH8gNoHdJ299ta",
-	"/44aCrg0dsr8bomTi4ZbqKhdltYNb3L9dyybyZP5O5R0kbg5VKdMFJbcv0XUXsC0Eg5kmoQF3sc1MsJF",
-	"zqYXQqjVD1XQ/UkscMYFF4KSx9ZG/DhP2vQUBWSI01AKq4KW1mEa34E5h5SR9rIsrurHnpsPVMiEEHkn",
-	"0qDG6lRI3cTnUJZezYRjnEjITqCYQUrl3RJ6QfqOyso6z0DYS5Btcbd8YZXE9bUiq5lwYoURc19IsHiE",
-	"Dv29c+qymAuJQ8gCUkEf4EdAoLvQNn0VlxYOTJBucId1L+Sxs/RDI6PFFecgs4Ro7oazJda83Hd6zdjs",
-	"/n/1+/5g9/sB7/OW7+9XvK/bvJ/bvI+L92/lfVlaMustSQRnrg1UQCHFLCeZkiMhpQmIx3jAU+2HN0hF",
-	"lklgNY+sk7TcrS2ppo1hWYcPU+QKCuCy/bvT6HUZzveGOKLh/B4zlH20S4dWyukJ6hPSYuFdVCRJZXhX",
-	"oRe6Ljpw/c4HCIat5bYFLfuQDrAiIN8OpW14HnyGR10Penj351drS1aVkiFrgBXX/bHeFbxbJYFt3NJt",
-	"3sqHKDCw7lpu/xquvXYbvWo692jD2/MQF2BDBlEyNVW6Cy2RmFzbmWMxs3ZyQqtLeFaanRarnptfahpm",
-	"ssqno4T6aShTKHCKU8kjbqpWDzCb6PcHnzMhk9TGE6k/00gn5XGKnELa6YQz6guYgCQjUIzZiDJCjNvC",
-	"UKFixKeUjfp2nP6I80AAVWGY+RRrCsMk8cdwhXgAdXYHZEoSHfc/4lOSMFMidQxpe0yN1jEXMZVWdKZM",
-	"pAlmvvrlmsxIqGVtMsL6LrJ0iH2ZmsVFJKCQgRjyYCX9OOFDqmbgNIQVjLBaJmcmeZH6nQgBpMnWb1UN",
-	"EjzrR1iShOIQ/iY47BN4NIC/Qjqyur3UVEFtlfGQA8SkgiSPopQZkx4EXSWYiZgn0oJbJnhKwrUYc9+C",
-	"LPqHgY3kuMPTwUUYuqVbrB/TU9Vd13ppIrxxhZe7Py7k7i13f2Jwx3iMh4ZSzp+PnzvVTn1f6b1hcy73",
-	"YA8OdR4Y7vqsUHw02PypoOIhYEPG+S3b6B/fJl/DBn9Hy/vD2dWX2tE3s54/uG18Q7Ho3RIN/cKo5puK",
-	"JcOE+ooVYwEcGasbhEP4TFLFCEDvkJT1cURM21RgXY8fMxzgtZyxeOQrjjicI5nggATls7aIphmh3Rxg",
-	"jqKOulNhWxG5VbuJ4F+h/h0cq39AdxoIoovJq0vpQ8vrGP6FHybJLdgFGZgERYBvQFQBSYTNoQmDfzkM",
-	"r2XkZkOQ8UT9b6S+FMK8F6h/Z/DNJ/hKwmLkDP6YFvLAVUPvyorwy0Twahm4qCE9NV7KWjpvQkZrc4vU",
-	"ENTK8P1cfM8qIBG1B3/Is2B3rnY7itT6Y/VJSaBggEqZIGEGkbUbqxTrgVYdGLlHLpHxixWa+jwuS6ph",
-	"6Oszy0XLGCeSkUSMaQwyDp1iSfo+T2KePQFpNCx9KXhI+vmDceW+3hbc5hcSNAqeaE8Uneg2hoBMIOha",
-	"UksCbfJb6fHPyK3s+zDY4iRvYnyTEqR/zlImqy5oj4cBSfZh1qcoxgLSOWKBPKyzJ6PXaZjJJhDWCgtc",
-	"yIdbx0qUkCnlqdhwnbYb2lMgqFzrgAx5QkqLNZ7xd1ttyeLigndxI1W2lJU1by6qM8PbdN8s0HmgMt+C",
-	"3HmNBUjJXlW2fpPhewN55pntoiRom4/exjTXz1GXCpLns7cJ6uqHNvsx2zxLWp2IXQPjGRZOfMQ2QnZ3",
-	"RYe2WXSoWGIoe2hz4gYz1C6i6drkJ870F6ZowhW3SH8vr23X8nZoCzL0Je/b9UES0kIRiFnmwGlKN+Tl",
-	"FB7TjXs9TL5x5+61oH9Aj++awFuexnQ93vzNCfuOtD5mPbelpHUN8j9zULIkz9o6I06hD13wzaGFT6Gs",
-	"ANOyWjgHSS/g6v5R35S+seXITRUil1Sufr510tLXC363K85jEfM4+Br5qkxvhYpVJ7C4nDWgBRtTVSTw",
-	"ikfUHvL+4TWLVfbAmSIdgNmYJFk1G8ZRnDJfprmqlIU+/6N90u52u91Wu3O8+CzrXOwPH/7xV/vg/OOH",
-	"D8Hn02b7pPoqFy/qyohud3M95MVs21HdMeu32tet9pOYnXWnk/ianZ9Hots9JoPopnTFzwt7vQMNcza+",
-	"Lq7bafogsd3lgNBvJr57CfGrrKUAmF4sqJUgjLoHpyigIyqdMlPLELrVWonQewsY/d/qU7d5+mV/3RG/",
-	"NarFFmruWy0F4ewuYCRi4tMh9YvCg4f2hgmPtPZoq2SBAUEHrUNhsIRg8Pzx0B5QVf3TdSokwrZU5p4H",
-	"P3km0t0UDfOa1vsImd/3D5FnCIxX8Ezy3l9W5d+yc1fFviSEHOiTU800vVLbp/4E4QIDQGqTxUM9aXdL",
-	"UkiJNgWfj5el1s4eiVYHYetm9xUTtv5cv5lUYPEykw5W3cFC46Wv6eZMHEw9dMvAwRs/9n0SZyWusnqG",
-	"g1SihAzzyoIQdb+ihFyhKIHCCHWiFj0bzUbetdrmVhKPlu6pVKpvD6qYwk5g9WOckEAXLzU5ITZYmLrt",
-	"EV+3vvfw+roF8qGfcTPicegUGaSBZ5VPgXC1sLVOKS0pEnWlou3eoio8fkd8nlQnRrwAaxlKbIunKOAz",
-	"FnIMGels+UHvKGsgjj5nn/s0+HI0pAYZy8AIw/VQCMPaxqpsVjfB3N2TyqXLXiV/SW1NOoYEuMqK9Zm1",
-	"1p94dgb6yOuJ3lknK3FXSdDZVpoa6G4aqdXmn2z4Z1zxDnnPNA3ZCR36djyw8hQxTGdvwcH8Ua06S7b6",
-	"jZtyKiD6gMabVTBabrGpOvX7kYOvezfrXLGV0FunyxWvQw8guG11Tg3Zal8/efLp+DpOJMHD487MF9dn",
-	"8+mw01mZpEt13VShy/a+Tp3LGj6IMpfzuW9KlStT8Yosk9wnUC7fhOwDnuQUc0nGgjjrBt6OywlEs7GY",
-	"/ajikEpljotPb01bGVqAVxOonNZmUq1qaiVU2yqKxpmgrhZaMjWs0EL/e7UZolpJXaVWo65a/zoF+uys",
-	"0ypdp9MFbUutr3L+Kz4h9/Z8BFzJq9dVXCFDvPqGYurNgn7a6J2ru7Hg10YD8JscmjrYE7JAcXVt40bv",
-	"GLJ+ZQS43V2kwFUSKex8eZlVU57uIKRTeAtSC7Cv3SQakECLxPllXdw1dKoIxaEjRgL0+z+v0B6Uitx/",
-	"qp0GoTq0dvM4OpyRMDyAIp1H17OJOLwWnJVt+yet89O1BWdhER8rARCGvyaELDcU/+m6MsIh53XG9UX6",
-	"CVLYIcUkqooRO4MtqBZ8tujglAoi3BpMFWUdq7Zch8GWd2sKcTE/TANSP//4wjB6gBK1X6T1NuucgGtb",
-	"nM+1ebU6VZ6Z+dDdCjbi1r+/w9sMeNL4837MQ+rP+5VF6t7qNki3uWOZuroqRxnGTs5bkkRCe65xpimV",
-	"qF7wlWqpXTGylndedipIX6H45mjyXpBnWJTR42RNMU4Q+MrH6uhU+XqKhHMRzRwMrzzoFSCtQzLWyZk5",
-	"ubCGiR7y5HDrsqYastW+7hxPg9FQDjvDm/ZN6/RkMBjeTifBSllTdd1U1lxGBKqkTk0R58vgYRz9jHd4",
-	"HmtC+iO8TJIqT79O4i23fxDBd4GbfFPyb3l1W5F4Fk8TJIRFLlmSYw+RZ2+lBzF3AyVSxHL+mCw0oixj",
-	"OpU5f74/xhhRtnye74hL/jhcbsWJlK7xIrf7ZpjcMpX5MteTFylBgZr7Jk7QyUBozKKw9n5CppTMIMpN",
-	"LWIN2bfQrqD4Vhavsyo54/0h9iVP+jiVY8IkzQIUrf2OcZkpAGrRqZA8IknfRBAqzqyjB03CxXm5xzDB",
-	"adDHIUmkmnpqwhDpaEySvhsSOWl3Cn9HOJkQqe0KMQ9Dykb9Kc+/oGq1Ye7xbWIK+5gxnjKfGDdyQfxU",
-	"LdEsoQqs70W1KUL73aPZmBuaWlT83r9wdD+0x7hEGAVYjAccJwFowxW5u9eHLNd+qVxPw9TONPFaF9Z8",
-	"Zy+qu/h1xWMueTU9u5hiiZO6FGwz93AgKkuj8R0vrHx9VdTBAHWl2KsOv4e8VCTbFnTVkK329eg0Opaz",
-	"1rjTObsRyW00FWfR+Wy1UVV13VTQVZtdJ12qNg8iUcLF/KakSLWiLbwBa9pv8GSbNGKNTHdXKvBt3frV",
-	"t9wB3rIT3P5bPpwjutg4Mnt30vcNrHQtlEs9Mg+MFlaIzB7M0alxcLI29QUnVaWUQVScXFUYy+QvjrDJ",
-	"0LTyJbCWnwE8Xcyw2Kjm1WKE+21MEyJqTGVaor12C0WUpZIIBKFlmlQ9cByOe4abl5OtcMKqZ2V0p13l",
-	"21DK01NEi2pHhwLsP65B22cKfaoi00UaGr9swDBQ89SRabITFNB5EX0T6L8JEGAhelq1xmnpatUdZgGK",
-	"ZiWlEWuB5W7J+DJnRYBbVca9apdHUqAIhUIeuQTW7hyfdE/XvbdVvrYtZDQMSD0wvMvOshSLmUqfR0bb",
-	"gzVnO86q1060esyThPgaM8c4FVr11FharW2WbuV61/AqKttD3nS4dUdxNWSrfS3HCRudPulMhvGAzAdE",
-	"EJlMRnilEKy6bioEu5C4E0Je5XGOksMTdzlNiEHYRVS9FyVcYWJZi3fLjB5ebGtAZCWCUEJHY3NnqNAo",
-	"SAK05+ktksDbb6JjNEs4G0ErLRzl7TKU9PYRT5DDhCB+WDUAPPWKrgdZ0Qc7zybYzam/JAPMBZraH7UA",
-	"B7XWfRyGj+BhmE+t2L+a/vtxL8xgqpm466J5b++nwmBV/oZr3Azdta0kZdkBKNIVhVsnXVGoSNf5Wdzp",
-	"CDxrX98cX5+SeXx2fiNv56tJVxRuTrrsbtYp8VnDB9Hk89v2Tanz2bK2UiEsw5xCjbCKG/0UDYn0bdqe",
-	"gHI0pRh5//v5FSr4ONPgi6lp6Lno7z2q02o1jL5xn9XFo3hAl9UVEFrusVqBLN+Zw+pXpPZVp2CuYXaD",
-	"izD4mQfmBX5mrqt9sEB7v11dvUVv31xeZYXbOBvSUZqQABEWxJwyuf8UBVQNGFFdDX8wN7FZh5BUJ/tJ",
-	"Z0yJcBybUAeQGwgL1O6Wn+Bz1eC5eR3JHmtwHCd8uqqniYo17bIBdOagQx4rjkjZikqWqt0b1ewFq+7N",
-	"U1mn+5tUOv2z+piH9pmrRi3NZ7qpHSakbHJoee+y/i8pm/xq2tiOtrBcXgNsTbl82648gCkctrq3W/26",
-	"uVjbcHXnIt9pFmvirSuXyTKIr8+2cOc8E+5ldAIANotwUCL6IkXeiOHoF3jtSvMa7JqaBHxpNjgjNRJM",
-	"L4DtS7NWhxJ21OzlYkXNLuXt3oUtr+1WTTHW9qqgE5v0yYjDuk418LHGvNUUZV3HRVKyHpgFwr2u+bLL",
-	"8eXjly/5Q/Wlaq3Z/4DghCQXqRKJFiT3ty/QhGT+0XHCFSPsIU9M+gph+4eHhx7aUx9Bp1bfByTi5nv1",
-	"sWeSWNkAu+pQSkj+AEoM7AMKUMK6cnVjLGXc+PIFnIaGvMJPYkalb57FqYAi2eHwYMyFhId0m08891dC",
-	"and7l68uj169umxqCbqZ+TAo1UQnnmh+YK4VRTQtdxf7TTSjCTmALISSqmmyTJkmGeVlmoyImunwA/vA",
-	"/uM/0EXBCeIDgwrl3oXOq/nJmLN+hr0jqGHpX7x90f/j+b90QUsPcaZk3WQOhcGV6kRufRJLd9I44QMi",
-	"msgp7YkwCz6wpQ7f6CWd6tqJSEicWP9we8zeU31Y0GAvO2VvH/zKIHEH2JucQ/7AKk55zwMJ6MhIweLo",
-	"cy4Pfzmyqc28vGB3p5snPItJYl3b9m39QwODDyxKhQS/FCVnXVpgwzVlcGof2AGCmwol2tUyPGHqfqNO",
-	"q/0UNCOviby3F1fPflMffnn+8vnVc4AcwpBqe7Ff61CNq9fCODvo3N6ixDj7Q5rzzx8aUBb8Q6OHPn8A",
-	"XP7QaKIPlgnrPwJIO/2h8T+/fPGeIkF0zkXvuerp2bhpcPoLQyTCdCRg3vcMDlIXeHUeBK1/D9qD0Oop",
-	"DmmgAyNgLd7+IfqZB9RYyEIaUakTUbXRK/ozDK00eYEknhCb/u/IptYzSfm0Q5gHvT201z5QenaWKqDT",
-	"3S/p9jmgNBRNeDgE2XgvAhLFXBLmzw/+IHMPsi8rhOmcoDFKSBziOZpRFvDZPoz0DkuzcsALS6j2dATF",
-	"IPUnROarabdaFlXEkWiiQZoo5Gq19nvopHNusP0dkcn84EInO8yXm52nLmAgkPd/Dt7pwQ5eBJ7FNaMa",
-	"iA+ahWjYqp3mtZqtnC9c4T/PbQjEtYmwQL9fvnmtF0VusS8hL06amCPufWBefm0UpoKKoP5vFUn1h9Ik",
-	"PbSXIZOrumQ4ZR97vP+v8L1QQP4NjkCgvUuJWaDIqt3ifk9BxzNk8IAGXi/XwX8SyCNT2fcQDZrIUF/s",
-	"J1wIlBCpIPi00D1fdQ+9Z/TWqo+W61gdqthL0BHDMk2I10PetN300D/AQHZ6svfbq4tnB5e/XXS6p3sT",
-	"MlcX7HO+1i+Hnxdm/nL4Wd2hLx8a+4qmj0kCxBBR8YEhXY4Chj4IiCKnAYoVjTTr82ZjAXGNgvgJker+",
-	"TkmCQyRi7JMDQWKcgDaXLVmgADLcA5NSfVDCdRp5vUcx9Z39KT5qE3Ht95An//Nzyujtl+a0/Z+fx+QW",
-	"Ve1XOlv6onH0AinqZEiXQi7KULuLBMK+IiMhCUbG/yyDOIIMrTOqiJnU4czqAAPzbNtFoom6KKKsiY5b",
-	"+v8dNFbfjZsfWLuFxoBh6sMh+sXqwoo7SxQSLCTiTDFdyhBmc53f9ClKiM4fq68Q4zIzjh5+YKCz+cQE",
-	"U2nng8arF1eNZgN8AUBOEL2jIx4TJnia+OSQJ6Mj00kcqbZ5xYuC2HDx9oW28wstUrQPW4ctEP5jwnBM",
-	"G73G8WHr8BhsfnIM4lM1R1W/jEiFiQBu9j/JAP1B5uiSZEj0POh0u+1zy8GB0eoUoHTEnKA3kfFQ9Z04",
-	"+qz+B9xT/6xo+2uOiq6WSq7KspO/UDrR/yby99lEl0LQ1A0202m19MslhAqAzS+OQzPKkd2YUw1ZrROU",
-	"IhyOGr0GxJmBmXwKf8GeGs3GBComT9rqo5w3eo03f7zVvreNXkPQUaPZuFXwbt/86+Jff9w+S4Z/Xvaf",
-	"XM3/+V+/vRk9GfvTtzimr8Jk9gLjt/5v799xJc8aYXGtcRF2CpJjSWJMfR8qzHxpNk5ax8uGySB09CtP",
-	"BjQICEQddDWsVvd4wSRJGA6BkzdcCbzR++tjsyHSKMKJgsh7QZIDzb3UkSvqAMBtNiQeKRg3LudCkqgB",
-	"cnwmQS1FNMPA83AAUZLii+wZ7eHEH0MQYtbeuDsH+4v4o0a/sEuAnMnGYWmphpw3OQIOu1SRcRr+DAJH",
-	"nZYvlSQAxZzuh8/aVv3X58YgwcymyW/8coXeJsSniiwoAZ43tOmygX1fwhtxfBKI4OY0IN1TjFtyGHVI",
-	"FxKJLxsB7VkvZ3TS2VfwLRUJd8ppZMmKGu8vs8KEvUb7uPME/UkZQZcyq1PYY2kYulXrGi+5QBdsRLQL",
-	"+4odFerDNc5brc5ZXtaw13h2UarQYR42GwGP/lcgYzscTiU/9HlUdIPtNX7hEWXULzjE9hpXPCFST194",
-	"g278o33cOc5DpS251lnGC0WH1I7dlE4aSmZ1GhxucYtGu3NwfNI9fXJ2XlEQtgdVf9y6EsUaPKV6EXr4",
-	"6iIQf1Xkv18owVCBGS9fPlusKduzieWLZRD0/GblOpl5VoYg44RVh2NeVfqf1Ki9xoXO2X/0kou+RRZ1",
-	"m4rPZIXM4nrqhUTecBq1SbOhIfBuWEGh85dDS5QMsW6vJ73vmSlW8YkEd6PwJ51OnWlMcgIl5z6HdPS6",
-	"7/n6vlecv8JsbpQJcR+ukvERBcoMWg73yKj1R1MKsiJhJxiyQCGzWcj3sGMvAZq4r4Q1h41YrmI0sEVW",
-	"oUc102/MKxzF8A8yNxQewPUzD+abEfe1NP0RifUy+vzdEOFFirs9IvsQ9PSBaOSGhE5fBlusqvgqKZOU",
-	"fFkQYNpbxvGd3LKTW35wuWXDO1kleFyNiU28l4VTayGiBnv+GQeGpT+msNKqIXA842wYUu3KcNKuMYXZ",
-	"xxXnL3Gi63B9l1LRMxMLlUk21ZKRq1kX3yZwGlDCfFJL4bZtQXBleV6psq9bhU6dTfMjKtWub2qj0+p0",
-	"D1rtg3b3qn3Wa530Wt1/Z/wpDRR7IkM/IYPhbNKNntx0J+Qk6uDR9DRnB3++eIssP3okhcUc0DKNpWhT",
-	"eqSbf7K+x2suf+UpC75zvca5Htn1zb4DzaZ4aUrqpNFqdFo28FiKsRzn+FTwzitKZhsyFfA5+7hW04IQ",
-	"uUBX++JDW4zNmH4HSuAQyMcMSUV95VLlyoDgq2pX1Vdy03v14ALyQ9OgTTe8Vvow7b558WNTIrSTV+rJ",
-	"K/ndrqJ4KyQWWwqg72oo6+QXW2wFCJCiPAOSV0x7mv08JiF4p2I254zodzoyhUDVodISDiEblJucSCCI",
-	"IcsqFZwdHzfR2clJE511u010dnraRGdPnsB74dnZGYoTMqS3RKA9t3iBgJrmAnFG9p8WyhqctVr6gbKc",
-	"WN4ke2Fc9jOQeGgv5ok8oMw4HqHXHOoDar/bXubW4ONYuAXk+BDpOEOxRH6zMzg+ZhWy3Kqc+hlrukkJ",
-	"FEdnjiPinblSxbpsNYAF5lSsg21dd7IiEO8vdYRU1SKtMuuuC4dhDc/JrNTCx2aes1OrxAse9fXKSOwV",
-	"ygftV5WOqNpCXq7C3cTmRSa+ioBdtCU4Rgmbd/ak49jCoGSBWmeNfscL/eo/wFZh306AfniWonq1a23t",
-	"hUKliDBJghInuiQ48cdOYRk3wbErh8PZIkvyvj1ZfDmn1HJ2DcXeCOQba/U/6wl+RJU+L2omtEfDABSH",
-	"Rqf1/ypZABwWBwmeEHTNBwqKVKAZIZND9I7E4RxdXr15iyRHPJaIpwC/OhK6E3Vx1mzYEIq2Ed0HAqzb",
-	"LCbz6SgexMPO4CQ4nwbitn06dkj9ZQxeWAKHitjfpCSFAVsQjUBjqnfV7rSaDUHY6hXpYIpj1XRC49gs",
-	"x+aIaJiM449iowB029HXr2GgGNibbqmiufrfj2niErz1FSk3HsrqdlqHc3MpILZQcg/tWRf5zHLRzG00",
-	"T1GQaiJClFwe8anSICDe64CnMjd2mAuz30SMzyCXvkSeuXDeIQIQ5m7gPk6SOfIA0jZOtcooAt2+7nvz",
-	"vUmh0pYWywZUUq8KAnV61TrvtVq9VuvfUJhK4WOpsKMvIaPx8FMr6H6S886nYNZK2qPRzZPrFlN4vMYK",
-	"8nEzovSAdp2vz4haOSNqbYUR1eRDxWPWfMhlQy2XDfljEqShpuQbHNw6KxXcxp2J6u9ootJnX8Xylkvc",
-	"Pg7DOgI3tNtc3n4Gw/+QL2i5G0Md6mRdHSKK/5cZrsrF4RXF1uq9liFUO0G4Cfz8JILo/MZJR/vOZwHe",
-	"JrMFT+VA3bF+QAGZg+yXBV8Kh1kVsg+cdCqYI3A0vQscQgKUW3F8Eo3bHfakE52fDscn4+G0fQqbZVTS",
-	"tfBbyOa9tnpwRmnzKGbNeotM/DHUAHULdlrA19ACfEN/LEXU9Oh7MolkUbC1iLRpexdCbaf5QYm1ksb6",
-	"w5DPFMO0j4QgY1LIDQrZyXQk2IDfIq5da02WcSjprpShFQ5RR6ZtfXm1kLRlwYlLB2vbBSQkogyCACEI",
-	"FkLHRPbaieDeQDEAPOBQ1TfGNIGnEU2GNbXE0XV8fDuMjwfs7JphQqb+KHjSdRPq9/6CTBxQEl99MEn3",
-	"LSVcqN7wV+NfPDXhYTOtU4JfMs/1RHhpWtjgIfoV9Dnmz9EUJ5SIQ/RKjD6krVbnVJ0cSvTLfByH8xW6",
-	"wW8U/ZXBQV3Pj00052mi1NOs7ifEdsbUn6TxodpZVXGHVd5uR6aDy1fcPP7S11zJeNMtreewcg7oViiE",
-	"4KQpWpmZ/2OzMeVhGuk3gdkjMTWnGM2OsT06Y8vpdc7c7Hffj5HrnXFnFU6V6ywQ2yziJ1EoiS2emhBY",
-	"q/J62U3UKQIGxOcREcjTdTggUYNOrYRDtKfTk3kLSZe8/UP0T4g+15fZayIaxTzRcfHkVh9IOEe5B26+",
-	"4r1uq41mNgMaZULiMDSpPjFjXO4vM45l5ZO+pn3ssfnjo/G+Kq62Y2Ffnz9tymQe0g1tJxvuZMO/k2y4",
-	"6d1bZ3HOa03tjM4/tNF5G04sma263frl5bMMd5ZIsSvMIubJso5VxL5ubm4UsZP8XUNAfiyr9UZ71tTa",
-	"3aYNBMx3OQhOboLxbDaPbwYn4honwxkbkvPiLi1vzDZY3JPWqO6ypZPHUfP1Hdhp+V9Fy88JUEYe7Vff",
-	"Y4yNTTWMlPzgui8qYSxl9CYlbnJBtHfSOkeeb3ispzVsKhG5VdR9uU5t3ua+pkq9EencmCiueZ7b6Gp/",
-	"5RCfH+xldCPQrxWtzX3ZSdZ/R3cOPyNjFcR/pWicZUSuKR/n7e8kJDvT7Vw9fjSCplfIpmqF17MOOznu",
-	"Tq87JzcyGBz7ndlNMhg1Fiv41XLRKArFFi6YMhRSSFVRsSidy6MQ/vJIYnCG5TtZ+CvJwgU649BE5/vv",
-	"ybXDGkFr0OjMXrqCPDcRj3UNoxBCBpV0XajNUUm+X9lFfDuUeyGq8A0L5wUQgM9weW/VUZB5G32im193",
-	"q9w8SJyOoZRYgnty69Q/HZ9GnwbRdNadPDm9jic+68qc4tEIj8hCgl2gg2MuZO/s5OT4yJnhaPXAR0Ma",
-	"EmCV1onfkkvjs/2vFcby/6dU+8XCY8cqv2FWuaEv/bJW59AKckPrK2phBkW5fA4RVr3GSERP7MlFYgSJ",
-	"zoJjcX02vjm9HnTaw9Nh1G2L1umn0hlB/ml9Su3OsS7yS0bm0rS1b/2ytT35t/sSk4cFZLCIosfJUGNI",
-	"605c+BriQpTzNSspZKzuO4oBkzwhBREA3nghLkUgKoEcm4jGpyghMk2YQJ1WW6dd0LcAeTqOxUN7UBnG",
-	"Rp4Ye1oW4KWIvEkpOkxlmpD9Yqr4hMQ8McXQIN2+W77Ka+Z/Z3dO++N4xQJbnq5OUJG34ZKwwBzStxAu",
-	"dg/mV8G+1vCOpT+3WuW6/AvEcVOK9KjBXzvBYidY5ILFVxQZrERggvryNCHRBsmiLHlaYrjVYwOdzcjs",
-	"viXdOzPu38mMe6nLvkcZP6sQQ5bbBjbJFJXnBrqD+XZ1eqQfwXqb1cR0uVM/Iwe2fmZNd7gveb3Wfj33",
-	"udp57h6JVDddmGimXNiR+WqzVXeCqH3ri+7s/LbVjTpnT27H3eshXrJqPYWz3LOTk4XlSh6G/WFCyKMo",
-	"a7uESF9ZYftesxktU93emlx9kFtUOzmU4hoO0eWYJxJypAkTJ1DI8meqBgrVChKhQe488zNkz9t/mo8O",
-	"iQKpgDJdeZKoPYknhDVRqisUNiGrB4MkfbpfE83G1B/r2pE2F98goWwkoCbfssR9h8hTEPVsaT9ha+tZ",
-	"jw6GqBRI31kcIl0EvonI4egQeXsn7e4+6nYVWWm1vEN0wVC57pGZ3R6Y/bkiz4iFtXOJv6oCmWeus/nt",
-	"Kqh1iSpvTqeyXT+gA8fWGcXDs7fNAblMms8vok0IuRPgdx7Oazyc7a1EuMDSVnC05VpAVoq9booOlPfY",
-	"XBV4l8/2YyoCYbgzJf1AmTvW8h54CSpuGBaQEDigJ08+HV/HiSR4eNyZ+eL6bD4ddjrVK3gMHSS7gDsN",
-	"5GtoIIlL/yyxdoji9+RbYjF4Cdd4B085ogne1j6O8YCGVM6h4rIck4KakpvoJYfC7lTCs45WG5xi5xEV",
-	"grKR0jAog1LnleVuzQ4u9QrXgPSZXRsloGBAKCbaU6wOHq/wQBAmTUrpOASRW4Oz0h3EGa3gC0IlicT6",
-	"gDgLJ3iRwbcvdK92K5NBcZJg+FXIOWS3VlrPFphYYeG9z1rW7WcFAaG1QmsNQjiTRq9QEezQVnXK4jQV",
-	"T0uFRELiROr3QutQ4jic6IOELeij7jNCAoW1fxXHN+XGDnVxsWI5skOnfNbHQpikJbCa2m10BQwC7cjk",
-	"I7omw+2zdEERBcqIWF7c8jshlpmlsb9JtiWZ1VW4R96lKx6GvyaE/Nj5l0onH8ecMqm0Jyd2fciTvHqL",
-	"AuRiVLgVTeUQ5LfO8TQYDeWwM7xp37ROTwaD4e10EhQj1qsTPlQFhtul9HSIOHZWSRXviXiS8BnCErVb",
-	"OFoadf5xuci73Ei+9Zjzh44y//gY8nD5cuzE4q8hFlfQOYfgQ3UZdUjoe0w/dJkOImro+ZQkGX4DIXd2",
-	"nhedcQTjpwsNBPhiaVM6CFSY5VmIFuFo7Ps5+0mZXoTORnSBvBIl8YpG/nULNAZ0kOC0CzQIiV750QCH",
-	"Wr4fY1EYNFunndUzCrfXLCRd4km2yx4qhmwuC9EsX+2vaq7fInv6GzGeR+Axd2UUD/gishNlfjxR5q5o",
-	"ti58d5GS7l6Q/paRvIuIsFaCWq6tpqKeSxi021wjfS9+VE+wwnvNzwnFzFLhVCSKqI1Oo2M5a407nbMb",
-	"kdxGU3EWnc86pRebNz8944zBi577ZJNwMPjhkVqVduiWvESonPejIzzFEifiaKAWchg/UkUidbo7Nepr",
-	"qFGpKPo16Xv2PWZxUTuxmgaJBiQIwNMoHxhR5hCdZSqAAsBXFfsr6cHj3PRNrusDCrPfPEXcBE7rpDGF",
-	"tjv5628pf6Wi4IBjSe9yGcu1BcHV+p5KxmF0akrwQvVd45bpOiM9NYlfAqL0QbAPoXYLRZSlQOJZgHAY",
-	"8plAx2iWcDZCWEoSxVVBexrIfzoA+6pEfSvpmdzdPGywnAJqH04WyoPVcki6jWlCRFWbdsHhcjoEVV2O",
-	"EzY6fdKZDOMBmQ+IIDKZjNaFJDraeGwrZt4FfEt9K/WgBavrjjr/rQKkwO8AFzDAIdJ/FkjwSmLNqQ9e",
-	"enW04rzx5qrxn/lEOwfJH99BstP91h0kIyrEtrwj208s24hgW+dncacj8Kx9fXN8fUrm8dn5jbydgwBj",
-	"XOL6dbwpH8OqkV3MnWnja5g2pi5dzOh3/uW37gtEgy+aZYAn2uIjjw48Eg636KGEhASiuyDIyRZfDgi8",
-	"g4KhRP2QewZBYZqQ+xOBhmkCPpa6isNedZDTvk6Sa32t8uiwhAjJExIgOU54OhoDV7t4++IQvTPpP+AF",
-	"uBRLtcjQzK4MWBr35SKDBLPA0uyF9y5LM7HvQz4qGZ8EIrg5DUj3FOOWHEYd0h0c5we+WPNiL3vkOuns",
-	"l/wLYX3a/1CvOmUS0PP9ZQNKVZB2o9doH3eeoD8pI+hSmq87lgCBQ6W6TL3GSy7QBRuREHxEV+xI6WA4",
-	"tHFe561W5wzAODIGswsgwjkztYwy4NH/qniyKjPMX3hEGfWXssMFPnbcOXaCoqgE64tPuP2rzxXaGdra",
-	"LEOpkPfc8dfsNdqdg+OT7umTs/OG+0vfuIgSClYjFqRCD6c2FHFJp+Bsygc0zJeph9cwEn0+7GdIqWhG",
-	"KrB+6cMMB7jxUbfUxZaW4hZ6+fIZMEXuT/rk1h9jBs6tjEPUmP5ezKMBz7ZnI8ZCBV3rGLvyPVEdpaQR",
-	"6X9So/YaFxFJqI+PXnLRt8iyqQPrMtVo8e7uuNZ2uZahfQ5BX+bCusR7XiaUFDkCGszRaof3HYndkdgd",
-	"if36JHanCzwQVbVksQZZvZ82sEUzOpb+eJHAv48D/daZP2KiC4g0cuOdQjKUKGX6NgRPkefSS68QGUWS",
-	"EalgDnoelz/cNWPdOtaw7YulV76JbXzH7HbMbsfsvi6z+3FeVv5ODyWa1q7lqmDTclJ/f3ayndHgi871",
-	"vTwgWKdmFGjvuNXZR5IjjCDx0EEIuqigI0YC9P7dyyzIIBv+J4HU4NXKT9bqVzV/iS0ctzrL12Jfru3Y",
-	"Y4ID4/r4kvsZoa4CrGl6lLWDq7GT9raIlb/wGQs5DgAvs0N2UdNJBbte5ssarzACu/h8dwkwG8UxBacB",
-	"Jcwn6tKYj/etMmmGaaKI69QChMlwjnAQkGDVG+OF6birPfkjPSvuCjX+4DGSyymASxEtmalBD03TFdQw",
-	"J1R3p4VmjNVeZRdB4BRvtOxf4Ch/njKc2q4J7eEAvHuoRHiEKYPQQsYRGQ6JL/eLb1VZlbuFJ6ogKJHD",
-	"r+paVofIfNkU9LsijN9qEUbNqnclGP+GrmkXQeAQPKULraXndcTIo8/mU3+Nx8E7EvGpWzEXDRMelUis",
-	"QzoRlYKEQ0QFmpC4Nn3V0yyS2HvmKtrRmzvRmwROo0xxdpLaFt8nFIDLl+p7FNUWKuQ9s3Rg2RJywnPn",
-	"FZg5KrVmQ89qvJZbYK14Ls9P4+EJkX5FSANFW8jQT8hgOJt0oyc33Qk5iTp4ND3Ngfjni7d5XP/mot5O",
-	"Lftaj5EPfL+3poGpWwUFk+pfKQTtdbYZKgWKEz5KiBBI24Urb9jPqsu9r9diqSdd2qnT+n8RHw4RDkM0",
-	"SPCEoGs+ELpm54yQydJ0ExvWJmz0zpoNXVIMCvzAVR4IeA9kMZlPR/EgHnYGJ8H5NBC37dOxkwnyMk6U",
-	"fiow2KRNSaDeWQu8m2lMTdmgTgtqDa5ekQB4HaumExrHZjmZk7bYNHxGH8+OWHwNYqGvk0Mo4DBqUAlo",
-	"9yAkAkaupA9HPmY+CdfGJz7K2pbGjcMaFaVyKw/CLqAYxUJ5Y12QkLKRaWVyVCUEkl6BE8acSEiPBYUH",
-	"If2UhkQ2co00VNDBUsItGJV2pPThSak95S3QUogMN8NpnDn8sew132XANhzIKiqsKKCPw3ADAQnqIixX",
-	"N57hMLy/qrELmftRagrUVIYV1uxEtK8iovn6xlraoI6ihoCmmj2IDKQGzsWzLOJrEwJl0myuIlJZ2rB7",
-	"EyqonT4M+UwBJc9SGEtEYQmQYl9xdIwG/BZxXRFakGRKfQJlvBCWaFXuPdO2vhjiQmbRH0/HydkF5GkW",
-	"IU0FEzP1OXPmBJSjnAmEBzyVKCExpok4rFnesZBwsRFSNhGNj+DbOTFJF+1zfUUqxn/x1MipMwTkFcpp",
-	"81y8BYPjYjJI9Cu8STJ/jqY4oUQcoldi9CFttTqninqjRHsjx3E4XyHyVWWCnK+os6wTPG47XaOfOMXB",
-	"Hjx5Y7Nhd9z3cULUjqY8TCNdEGy2CUFfntNxR9Qfg6gvJEbcIKG0bfpABF4PXjdoYDFvMmRrjuME3nfm",
-	"RKK9onqKOPNJlkO5ibyEXBNfKnVWKbd5VHHg7S+LIiiwiK0kQn4YSgyNKYOYcX2lNjuFB4882LHIHYvc",
-	"sch7scidm8zfKjBhHfMGvSjzgamtFpk37RVa0c5j5at5rOxk4keQiTP8zm6VjQpYLxGv8wjZlidIHXnY",
-	"eDStjaFdKts6F30byX71LV12eTa9Hg8vke7o0z3p004g+ZsJJKsopxFHpiQROrvkRjJJ1m21YJI1270t",
-	"3YsQ6BWyqVrh9azDTo670+vOyY0MBsd+Z3aTDEYLsesmVGPdm5CzgS8ZW3yFKUMhhVDvikXpWHgT7s19",
-	"HDY2itDKsWInUn0tkcq9mQ51yMlBLeEqJwMPJGFlE+RvS2OCQzn+tJRSXRhLT6fVQrMxDYlO/K3PAswb",
-	"KWOUjQ7Ra44U6hAms9TLFWTsN5jv3gQsM4LwSX3WrueuW+N3U7y/K0oRP00gq8dfH4sxgFPCFIzjhA9c",
-	"N9PLuZAkMjwnPPrs84As5zRv00FIfZTY+Hcdig8+URCKTxgJFG2aIMnB2ZMndEQZDtH7dy+fIgKlDD3V",
-	"4HDIw5DPSODVOutfofVLyiZ3CtB3l7GlQP1vmpBtGXs09O0hwwE7KPRSG1jXkaRLk6uBTSCvvy6Ibq5g",
-	"A//7+LZ//l+TZbEBAVlJqSJ8+5KwkRw3escd0PfU1hq9xv/96+Lg3/jgU+vgvH/w8fNJ87jz5X/kDFLI",
-	"BBxfNfWyJt760pbpsULQemVKmW/XAc/ID1iCA1zr1D8dn0afBtF01p08Ob2OJz7rSqdGeqSXUDTagnQw",
-	"5kL2zk5OjguZOVYPrBN1KMUavKAcU7HxCvzXCoP1/9OAFEE5j9sJkN+DALmRt+ayVufQCiizvksWZupQ",
-	"mc/BC73XGInoiT25SIwgfVZwLK7Pxjen14NOe3g6jLpt0Tr9VDojngTW3ardOT4BXk5G5tK0tfPmymTj",
-	"mSCQO55msIiiDSJq7LXfCdFfRYiOMqprmZQ5kBp8yrR8EKnZjJ0LzAWWU9db/tFWuJnHvGWGe1SiAfF5",
-	"RITj9r5/iC7YHHGdWFxiSeq6wOcs9Jtzgt+xvx37y9nfV2Vs5bWdXrXOe61Wr9UqMLYsQCGXgbfE1wrx",
-	"CoYW7CIWvp2IhYxSr+aOmivJhPrLk4q90r+DZ8yYoLcJj4gck1QgSW4lIrcxF+AnAp5GWNY155hx1ytL",
-	"apqjOMS0SKIb/4F+e/7yLfg19c1DnOhLLnGIruDf366u3iL7y+EH9h/o6l9vn1d2AEcVknxgFT+CmeQ/",
-	"P6iVfWh8Qe1W58kH1liikbZPnzx50mmfLmqdC3eoDEkNPrSn2IUCZ+uwdXiy/22YlJy1Rtm5VZqVXNq9",
-	"vpjJO1u3BGe1ACmUF0GMo5CzkSlMgngCWevolBSziZjCJ4HpXpVVBBq8Vct6rTnAvZ9ArH9JQUzoZ2RX",
-	"fwdkt44Hm+I4ZsR+PY+32qkEHoln1mUo7iEsTTtSOs+d4rRtxQkAjHChBKdzm+GQkD6lelUnzBgrDGO7",
-	"2/ft376dqeLhTRW1r9xKk8BbZ5QHsQs4mLLGq+odUbM5NACz4IgnJgUvlB3TyZuzIISqfI17nnMFvafo",
-	"/SUC3LaVzBBn4dyWIHNS8wrkORQgtnH6KZM01LnGskAMkcUzoD0sdYTDbEwY5IQMteJOxX5TdWN2WBJ4",
-	"TTQbU39sX7Nc6ebQNupL3rczeU8RRjZeIp8/JHiqoeEFxAx9iKDWGtQ7BmrXJwp7PMQZKgAELAoYSR6G",
-	"B8OEkKZ5moGKyTxBzzDDAVUyE6yradpXxn0ozDFHoFv/JPKao5gFpm+2A544VeTyDS1zjSsT+ju6x21I",
-	"kRdI511o4sP7ze0Y1yMwrl1Rge/aVa4mh1SaJhDtuu4npBgUpTRM9Zlk9gG0pzB6oETjhGB/rADTRBEd",
-	"aRqng3koCfabqNs61qbtGRWkrrnjHcEBZUSInQOLPn/Vq8Y8l/rE3jM8xTRUp7LSUJGBebXzS1Y0eL2J",
-	"4hf4XgBTNJ100KA0dSYK9gg9SpC3XUQGPeA722ALCtGuUPYPlvVjs1rZasN1al9XrqA2BckRdonppgL1",
-	"d6rklqucAIhdUuQQuOyAalptIBNRTtOWW292pGpHqn4cUrWzcz28nasGeVpp4craPoh5Kxs9d81x5cHs",
-	"88PUKUsDypcXKMvWtqtP9oPWJ3uMy+Gi8DavieRh2B8mhPQXE4st059y/7HMgJmbJpe4jz2FPNnGLJv5",
-	"mcAbsLVLstouZVc8DH9NCNla1rKSnSGOOWUSLNJ5qpMhT/Lk7OruLyYRsVxeDoEVdo6nwWgoh53hTfum",
-	"dXoyGAxvp5OgmODkY2Uak6o8InYpPZ1RBDurpAJJHvEk4TOEJWq3cLQ0ScnH5dJDJ4jat77ozs5vW92o",
-	"c/bkdty9HiqpZBspSlzfpYfOSfKxtmSxgEvrfKMWcX7nJvXtuEktno5Dk9VZH6jDRsXUX2sVqwo6t1y5",
-	"2lGn75E6FRIofV/kaaf/PLz+cye6slLou1qkKQ+hGpURKBf9UlHHny83lqv2T5HkE8KE88IuUmCKoKmo",
-	"JkhIHqMZTyYQCVxlSlfNllnR34steBQVjEg/JxQzS/xSkShaMjqNjuWsNe50zm5EchtNxVl0PuuUzEhv",
-	"fnrGGYP1uHakhOugx5FazBcgWJKX6INj1DrCUyxxIo4GaiGH8SalOgAaa6yzGpq7u/9AhtlUFN4t1YnU",
-	"lBrgNiyXE3aYXgfTd8zt4ZnbUhRfycBUswdhWWrg2rm/gPrdOfFXdgfv6NZU/w6JNCbJlAp7DrUh8eBe",
-	"TH8zErJzJ/qu3YmW0CpHoFX/A0O/FlXXxuOupmNmtO0Qs8pw3BdKhFakzDwt/P7PK7T3PPjl8qKJpiSh",
-	"Q6rOQFfg844OZyQMDyaMz9jR9WwiDtWN9vb1z9qzNZPEHScmIqyMTqIBCQIYMl/uIfoTh1T7inr2ca8v",
-	"iNJ/hYf22l3V/fi01WqigAxxGkp03mpVJAt/Bq+HatdXCvxftaB6eSON3nmrtYHqPSEsp7v3rpMO6Njo",
-	"Ncj89/Hgf/v0Df39138/f3f1X5cvxItIxv9+9uL0RSRuX9AZDX4LZy+uOb0Mg/cvWOuQzH//FPzzherT",
-	"9o9/H7765dcb9b3fCdkg+rUV/J/fN3C/hJ29M5tZpl7AcnfpDf9ORFbfXau5SHN/q0itpkv+pukN3W4r",
-	"NKM/nWbbSL1Dolj2wQzX6LXqeU2T25gmRFS1aRc8q6dDME7KccJGp086k2E8IPMBEf8/e9fX0zYMxL+K",
-	"1SeQAqwgGPCG2PZENYnyNqElTU6N29QOtkOpJr77lLOd2nX6b6Iq0voK8dk5ny8/X+9+B0qMh0lndeqI",
-	"E38st+3i6SnpcHHay8Xp1TdUe1LcrdngIuU+vpMLlTvBPP4XnuEz7DuxHjHtYcFLuUxwxUi8mMEp+f4K",
-	"wrTPMA2KCdXFP3MfEJ+SR5BVoeQtifk4JkeMT0ms1QFZfByRmLKUCwGpiiMSw1ueVBK7pRxdkKngbIjT",
-	"yWP8Z+0osviU3PnuzUZIrVzz47b58+9muhYIVS9/wQfuD0Qhe5smrri8+jf3hC+0wxuswO3U+fNRxzuU",
-	"4Qeg+0k/ANYgtggPBDpeXoNdKwiT3PFygJepzLPXA9L7r5AeesgFQGZ4Gpd9xfCbwWmKubvbgD47ZhXi",
-	"s88cEpI/OCH5/PKzJyRPqJQflY3c/Wq98gRf6+a6PD+XybQ7erkYXcGsvL55UW8ztDInoW5t9vLmLrkx",
-	"5AMk3w8kdzxJ48kar7UBGG+81U6ArZVuYLhf9/anM4BEgLirVN65/fVc4zasaWxd6QMW1FMmVVIU2oMf",
-	"2djc00OflFwoDNCt4o1FbGj01E5UiJUkImGZtAnPpeAjSLHfmdHInU5yqTczoDYAXhZApjknlYTlEcjI",
-	"ohNqIg/Ska9DDy3Ca69zYogK9InWPf6ZLYF3hDQdGkI5fX35xiUIrDcckn6vf9br9R0BDc1WKOApr4dJ",
-	"MgA1BWALZa+6TV7TpsZbkkMLH4r9yeBE0QmY/nuKk0nCZmTe996RZVqYh0IeocJzSgoqFarH9spyd7DK",
-	"KLAU2rWTiDSnbBiRshJpnkirq0nCtIEYWgdHoF/fGwrtfvn2cD9PfREwpFJpN45RaI8uwlVZk2ETyvTu",
-	"pbWxNik2oZy2nJ01BrYYveJ2dywhthHtA6eWZXJdsFwU/osVRdvT915RlzvCSTFfMgn6PP1TaI3vFmZ0",
-	"3GI4/gctavRmGAzcFoqu1TiUmi2HQiTpGDKHdtwdq3nHW1Qu+ABkZFnJ0M5KTVw/hpkrwdT/vj+//w0A",
-	"AP//",
+	"7L17dxq5lij+VfRj7l1t34NtwMaxyZp1x51OT6c7r4mdc+acTi4lqgTIVEnlkgpMMvnuv6UtqUpVFFDY",
+	"2Hk0f3Qag55bW/ul/fjc8HkUc0aYFI3e58aY4IAk8PEl97GknKnPARF+QmP9Z+NqTFBCApoQXyKJkxGR",
+	"h41mg9ziKA5Jo9cYSxmL3tFRyH0cjrmQvbOTk+OjIQ2JOMJS9lvta9P6/wo6+nc88BvNRkJuUpqQoNGT",
+	"SUqaDeGPSYTV9EOeRFg2eo00oY1mI8K3LwkbyXGj12mdnDUbch6raYVMKBs1vnxpNt5hSV7SiEr4Z3EL",
+	"78hNSoQUCIchn5EAxSRBM8oCPkN7ckzQIPUnRCJBP5H9wuY6rZa7NDM1ZZKMSFKc+x2JMGVqScvnD8lQ",
+	"IsqQmtNPk4QwadZRmHWDOQWp2O8l8TkLBEqZpCFyNjjGAmGU6OUgPMU0xIOQIDzClBWW0F63BCKT+cVQ",
+	"kmT59JKjGaYSDciQJwqJZDKnbLR8nogyGqURAGBhzi/NRowTHBFpUHbJ7M/SRPAEDfV/M5wEKMYjykY9",
+	"gITHyK3s+9DIQ3yIMIoTMqU8FaodUaujapyblCTzRrPBcKQWgmG2wmpdxGxV4eXPsPGVSxxgf7K4Rrui",
+	"O6xTA3vDhb4ISBRzSZg//4PMFxf8Bj7gENG8IZqQOdojt5IwQTnbP0QXGWYlJCZYkgDNqBzDlgSOCPTA",
+	"LMi/GPBgDm0oQ50TNOZpIhAViHGJyC3xUzUGIKcGzJAmMLqIORME7QmJZSpgTDXUvuqbkDjEc3furL2m",
+	"d8jLtisP3pnWPaTIkHeIrtzFwhAYBXQ4JHBZYcGYiRlJBDrpdJDnQKQ/IfN+QlJBAu8pmo1pSAqr1rCh",
+	"AglJw1DRgWFIR2PZRCet88WRKOungnhFYjt4Mmz5x37noIvPyMHJsEUOzoMn5KAzbAfH/smgi0/PLWbo",
+	"7eao4ZzygTrmZTjS7TbVVbR/t6swZgmlfYtHBMioixk91Fa0oN1qNVFAhjgNJep0lyFwCCO7azN91MqA",
+	"HWgaoYbLKUa7mmLYoweC8TMODCVWf/mcKQxQH3Ech1Tzv6NroZmgATl0pGyKQxr07W8ijSKczBu9xisc",
+	"KnZFAvT75ZvXjWZjisMUbjxJEg7UKSJC4BHJOKnGAkAkg+kwuB0g24Uz5RfYSw6Q/5WQYaPX+LejnJ0f",
+	"6V/F0XM17zuzbQ2EKn6+uIoZCcMDZzOHjS/NxjPOhiH1NwWY73TLgXUpsSQo+60KWAGRmIbQDa52o9cI",
+	"SEinREkKX5oOMN+wcI7UpoM0JAEyPwjkY4YGRP3PJyEJcohm8wJMqi9bcb05mcgvr72za446J4WGClGB",
+	"StcvJwQDQtkIxQn3iRDukpcs8sHQwYJI5LTTSikCzo4PLUHlaeKTJuIJwkxxBSap7/KHVfROE9mMKvs4",
+	"SSgRyLs9EGOehsEBSAo9NMQh0L8vzcavPBnQICBsQ0QMSMT7OKYKfMXD/YVEHGg8ZwgjhWIHXKEU9gEw",
+	"q48XOl+8faEG0CgHfQVhDibKccLTkQajWgdiaTQAemyOt7A4czQR75sB+qElsaVFm9/RTcolRqnGmM1W",
+	"CwvFEkVcKFKcr1kJxtj3ecpkaZ3FVcFqQfDv54K8u9K3IaYM/XZ19XbN4jLZOEqFVLuBTpf57KVZtCAY",
+	"YqlIVT/k/mRh6oRfK13F/LaOJlOhrh70oCLvZGYvz7T1u6dQMMJzIMExSdRcmlxoRGwC+iwsEG6edK5u",
+	"QAMYIgMgXJsXTJKE4fC53fhGTE/37WdQcyg5SaYkQfqXNZSQITuSbo+4D0TFpXPFqbYK4/eM3MbEV4Kk",
+	"cFataZCPFbwAqqNRUWQ0xCtAe95/HxgkPXgRePsA2Ndc/spTFmwIU8Zlf2j75eB8zyaMzxQdXXtZNOGF",
+	"o9YDZUDMx34A/mCmDTixwjkVEu0pBYaEnI1A2cOMyzFJLLZmkHqh9h8RJsld4EWLvXOoveYSiTSOeSLX",
+	"XvMXkWqm2KyPoxjTERNoMEdXz96pIzYSUDaY+gnuIGVC4jDEhiU4kHZXtXV485gkMGe9lQGcDYpecf4S",
+	"JyOyIaANvvcl5/3Q9s9B/bOSEyXnSP9Wi6Ir4VKxdZwQBEyDBKAFoFf05xyWixM/uLAL0yjqiZleDcBP",
+	"kTTqk/css4rcAVcTgoP5Ipbqr9crBwGWeIA1RWK6nz+GpRRwTw+3dTgJDQFn8mCO9jAKSExYACq/SP0x",
+	"wkKLNM5iU5YtVd/6K85fYTa3zH1TbMTSCBrlO/9OSaH2lzUA5RxFmM3t+Yun2gKFwJKD2kiAmcpBRXfW",
+	"rUI3X7WVoI00hsitT0hAAqUMO9bYzMB3kOnZVQswPY5K9k/XQnhQMEvWGiTvURrI2BprDqJaW0PhQWar",
+	"W9k5tykCEN8znMoxT+injRmHVZ8rRX/LbnmCEjLlExKos6hxP+2puXr7ospekOgjKgRlo+qFvObowuxQ",
+	"k/vMYrNqJa8zYV5x2ilV6IMulURPpbqchSF76GeCE5KgD2mrdexfvH3R/+P5P+EPh6qUV7l12uJAzsyl",
+	"oJ8BEWjGe2ZUYEVGnjNJ5XxTs4Ph7Ut0ktegf4GQx1OZSQI1Dl7pS2rNWoPTqsqAICwl9sear2EGEvuU",
+	"uONa08PCuiptENp0WFzzH0QRMPW9MUYaGUsxszqqTdnoMMMCOaM5pk2XTS43QZg1wvoZ78djzkjfKLZl",
+	"3FZQW4vNCrxG44TnCcYRDGphLfU4aJjwyGWDxalhPTyWJOjztKQ0vyM+janaIjRAqsH6NSm0w75eU9ZP",
+	"ke9MV1YrsqpaSWPOV6IXlsqBksz7AQXkLp3xG/Mzyn5evbysvf5KISYVWWd4VoBlmS04y1pYBywPriDc",
+	"qkpdD+45mlKeycGr7HaSN3p/NgyFxMa2+fywfXpSONfGx4I1z5XTqqnrwiIfTk5MCJ5oGUf3R3teeXav",
+	"qS+QpzfuoQjHsTqIISVhgGIsx6ASWWTZB0sZGqSCMiIEStKQHDbyDegHLYNGC1b1C+ekBwlmQQ/xGRMF",
+	"gIpmrto07dHrT1OSCFi7fimxa1IyR5woXUNSTT9h7L62w5fX8Brea+ZoNqa+1pEN1v8kUGJvmECKsyIq",
+	"n1pDP0DBU0PCQ0b5mYGloZG19Stw6aFB0ch1Z2ug9gLsw9Vrt2YQpH62IphZ/lNjn9PPEgAB3SxloTop",
+	"LweKB7ZMIg/RazIlCRJjkCJSKWigX3qMCP2TQKDOq2mH2NegLm99Yas8GWFm2Pa6Tb9x235pNiSNSP8T",
+	"Z1Wbv3h9gdTvSP1e2v1PAmSOmxQnkiSi+NZ0EZGE+vjoNZn1/8mTSXETpydrj++L+8z/ZwOuM5xQ00W1",
+	"0s7dzXzMSdfgmvggUJrzfpYQLMlbnOAIcBcHAdWPlG8dnAYTcnPhkco+Iyvk9GEgzb9h5M3uxdt0EFLf",
+	"QZy6qL/yhe0umHyHSe6KcgbsGyGeWvHD4heAbAXKvAgqvFvmMXnxC7yvZwjQQx72fdn30JAbh5HBHHVO",
+	"kfqc+ErnfZZwfzLkSYCUCnzcQf4YJ9gHnNrD6P37F79MnxRdSRowZqt9LeOTQAQ3pwHpnmLcksOoQ7qD",
+	"4+Luj9vNRoylOu1Gr/H/oO+frYMnH/9sHZzjg/H1JGLxgZwefPr4udP98r8aFadrtv2SikqeEuMRoJBp",
+	"hjS8RBMxMlN8EJ6tFy+D0vtBxZJE37waxBme7vDtC92l7Tgh4CTB8wb4dowoq4WIb/OWZQyAtRXGWoEO",
+	"l+aFcdFbBweaSy/QSh/HeEBDqmCxCBn315qA0Wt45nYs76kw6trtPCutYdnWYpLku5kv7gWcufqZ2HG3",
+	"7cwXNlMetv5+5msOSpGYVRsCsa0CJL8qgU2g2ZgLgkCwFWhGwF3pGp4NwE9hA1zX69YvLuvRHuRF0Wdg",
+	"BVq6OjnGUmud9sU4U/2bSuXX8uYeORwdIs8l6oc4CBIixGFIGWl7+4XNrJVI1qxdZBdoFVjyEzQXrowT",
+	"ZpgyLJr2yNbiyPNcCylRuIQPQhJp8MUJmYKIih080UqcfoAHg+ci4sCqqjxd5NgSCD4cGgMBNC6S/cJx",
+	"zMhAUEnqiIOZclSe+R9qN1SgWcLZSKshdIH5tyocvewX5QEBfkiEadE1zxq0FtnyajasAZZvwLRfcYzv",
+	"42A7slwKA7myHLoYCKX6a9zSjxFkKFHK/DFmI3297yHt7SQ7YqReJashPyQ4EQYftyfpNRu3ByN+YI0/",
+	"pu3ha/PhT93so9vugMKTn1q8oo6NXmNE5TgdHPo8OuI4pgc+D8iIsKNs6i9udzGh8QE3fo8HMQdlTq/u",
+	"y5cqVAZbYESq9fchDUvmQquGL+JfDZU3m0trvfZa1+ujRF7VK03CxaX+wmcs5DhA79+9RHvW71s/7yqF",
+	"N5EHIZ2SAAk6YgSaAVPZ3Gl7QTOEJnpZH1cCeI0cnznI4KyHkujl9gV67dveOvVPx6fRp0E0nXUnT06v",
+	"44nPurIkz7eK8ry8gzifbedOlPKCOQCxZtVF7KvECkP2FE4YyqQQ+ikaEgkIPRsT7dRuQQ+GEibRXruF",
+	"BJAKnspm5nLURa/oz1vAm/W4clXJ8f6gLABcydo1tSRApTabAojmMUF7njGlgfEHo+kznAQaD1gaaXYH",
+	"77M00rwupEyRt9z2qqQ07qzSOdA0oIT5pIpgKJoaNMH0Dx76IRVgfbaGvQrtA+wYQR/LKpHBnA82U8I7",
+	"gOlROAbFPw/UeRUP46R1N9ucmW6Vce61y+9M+xr2shW2JQcSlchhJnmmQXmny+S+ECjSGABRL29hU7pu",
+	"VqSgtbi9lVt5AGPY0n3c7xjXOZbXM+jkeLXGomMaKgaQBltnAGkAwU1DPyGD4WzSjZ7cdCfkJOrg0fR0",
+	"NQNIg80ZgNnMWoOOveQPYtGxROvbMulYp523Y87I6+w9coGsmkdFpUIZT/E4TfwxFlWaAAjfyXz9tdXN",
+	"FInLZl653XyRz9unJ7VFuIpNamGubDIyC8rWs0oFqxi0GsH0b8IJGxvyJAMf2gMPVn1MRLPI+6BZ1YGu",
+	"Q7kq1Km752pBQX1rgq/0PmHf7rubKwqAdUsBm4dhf5gQUsn2fw5x9f3lTLNe/eANErdl+/kLm3l4jBM+",
+	"SohQ0krKqsSBXLQRtYEOK3MUmRK8F284+AosAo3cZo5OAzVkiQ+0T9XRrX36qyXQwPiuNFMISburZJPH",
+	"nCzM/Mo+/2dtyjOuimJsNoaYhivH1Q02G3S9aAFHu0oMy0L8llk11p7XTUrSlTubYQouuJIruqv1g012",
+	"mV+CZcRJYV1AhaTMl+6r9EbTqNtXC+mMJZYngH9qP3dGOFFpN8ggtzmsxITGcdVpvMuhYto0EdiNcyeX",
+	"zSaqZQQG9Fti/y08C2vnI5d45QfSzE3FDm0o4EWGhQak7lXO7l4OnSrmUCaCi4S6oEgDc8ioXA1duqRE",
+	"P5wSbK/8SlsJrLyHvIHYunlEDdlqX7OYzKejeBAPO4OT4HwaiNv26Xi+UjpWXTeVjmG760RjaPQgcrHm",
+	"6t+UUAxLupNSqMGUh9sfIk/dTE/ROs+5nJ4OuNYLa4J3EZYoJABkRnISvB35ZMECti0BJbdMKdmkgNwh",
+	"ZyOSFGO+bSwcBC1wNtLvagsSzqING160rBm7PArIPMa8o9ccJ8THMs+RUTLVZr/3IOzLk9yr/VjpmBpc",
+	"GHa6rVblM2XCo3VDXoK7Z0lev6OwUcEgR1HO+esDBvs+AcamdBW1aCypfvprZkAzvrBWa6aBWPZMetxa",
+	"+Uq6DHprJAptin2KGJ9pSyoe3FOYkErOWosDRry4tM2VGspXSQw948iZexwaExgNtGuhC8MmiujtBs/n",
+	"QHOyueoA9ssympePUsEKtPCWUaYewqzCP7WJMPJ86fc9Z5Mm3NmYkpzNoj0yJck8a1qyg5UY49/aJ+1u",
+	"t9tttTvHK9ng3ocPf/uzfXD+8cOH4PNps33y5X/UklZwxv9ZY1faX846l7nDXNrIbyMslMVDq/xmsfhG",
+	"YtM0z0hhWTh+lUL8DIdh1UlNOfUJ8nEYVplmtH29HpkDnS5NlmQ4+iW10XbMBAWJGnqcoYilzC44DLVN",
+	"oMANFrUn55QXDrnyjGpYj3EYanpOGZV0ve6sIIuExMl9HgFcN/w+DarzR+UeVAXffp6vo8wEzleCLGYb",
+	"i4d1nVXC0Kop1dQQTphs/4SrlKL8ESlD3tLhZvuqkv/UUp+zgATPpzaApr4I+A8yGHM+QR6cjmLtgddD",
+	"Fxpp4M8KmU4fc39Dp20rZ687mHwvv6gexkdBSBzFK7AcvH6yoPM74/kS15mpfSl0SWEOsgp6VzpoB2bZ",
+	"E3i+reZyI2YFRBYpG5ZYke7iIbp3bkdVd1R1R1U3parrrCoK9j1967ZtVYExW+3rW3F8Eo3bHfakE52f",
+	"Dscn4+G0fYpXepFD302PWO13nVlFtXkQqwqIht+UUcXB5VWisr19liUMUjF35eAmpOIMiSwaJinr25ed",
+	"hg4ehq8Z72sDhGvgVAdU9KF2D83EoFYcWkJGVEj9ctFu/fLy2T5owoCRSku2wa7gEANPWlbhq2QYSsLv",
+	"D0M+W5zrNz5TooIaPoEoSqSzTK4zcNZ8+7HxbltxZinMUbURcPR1PCXVrgSS5Fbm0XmH5YnOT+/IdPTO",
+	"LOPxwzQgYoNbY7rrjsULdLJ4fULKJn1hKMwiwuhfkGpVhHuE55kX2Tob9trnI2sOE04Uf4UJpt3qnKw0",
+	"wnQryENCp9if92MeUn/er3Zx022QboPev3u5lV3VZZAaog6T9JfzfdsavYObnMwRDZpwdbXPKwnyUNBD",
+	"dMEWv4aYTeirUVlHsQoltszdJEh6+KdoTBICvnGA7taXmgXwPq29qkkUS53d05vyMDXRkl7IZ+XotxqB",
+	"Xc2GJEkk+pgFfSU5gtIiqg/uSrWEifOWWzu+VJC+Ioyb3733gjzDgqzFTQ2suqP+XbeulGuyx7F80UWy",
+	"tnjHmkUC7pCaykuz4liKRCTbVobIa73y7A4v4jjh03vrrHqwQ2xGM6qrwy/sL4+sxVZs8ptXZkuwfFCd",
+	"dhl8Vqm25bO+k+tlgeOKJQLeRTjDc4E8nenDc8Gkv1oPG/eqrgRB9tZVQ9p09b+fRMnPG2eI33Mf7/qx",
+	"lvM8J014dkNovknIQMhsT0htDFkP4HPu+V24XG7sXAaghZmzh34QZ+2YK+XZdYoXyLPufv2YbV0Di5lS",
+	"wHB0HR/fDuPjATu7ZpiQqT8KnnRXGvT9O6jYZWGuOs5NIfvcqh4Zkzeu7D2Q3USznDACj8jBCJymTMMm",
+	"Mnn+Q31CBec2NUSjaJpQfyt+AoOoM4TefdN75UmuVykNPj2MWmnUo29MtdSrutOTfRHznbf7HiIUUgZB",
+	"ggqJWYCToCj+7XmZyOA11e3OBlZ/loQG9ZUrNai/F2UFrygKWmA8RZ4VMVS/ZeKE+s2RJzxkA7H2IfEp",
+	"JNv1tGThKRKnBVyEGSK3OowunLt6bsYjTNbPnMpZr0GPsn5CppTMvAfTcteE7D2cBrpmYle/LCtFFgz2",
+	"SdMQivp+Bt+gKlpH9SxO3FFI1rWzuwl0lquoa4BeUAoiyuxL92Nqr4ty4RKt80XN+6X4q1ITl2mpaG9E",
+	"pwQxjnQWM9Ak9yv0wzXAexztcLU2WCK/GkNUF1HIEgaumykLDAHOKNGmF2iZPpmjTnuLyuVS3lRDGC3L",
+	"YJbEUoY0hW1msqXJxakld1wwmJpe2iaq+ylhQ0vZirtqCRMER/gWWq+SOO4RZZ7hsg4aV6KTESiBFZkC",
+	"N3YbaA/qedhs+maXM5wEYv8uAek79rNjP38N9rMj61+JrNtlVOC8NCFQNrTb2XmZ1hftIdoGxLikQ5O0",
+	"tdFs+KmQPCJJ38dQpcq458/L7YYJToM+DkkiG83GmI7GJOmTIM0aRDiZEKmtCDEPQ8pG/Sm3X0C8et+k",
+	"4+tjxnjKfMjXDj5pfppQOc+GlzPeH2Jf8qSPUznWxUxKatoiP/l7dgolM5qtN6CPqaeN4GgvjRUydZqt",
+	"VgtZd1aEUYDn6vurg1d8QEMCmSI9tWGvGFo2M3BYsqblaZIusmwobuIbnfAoyVIo2bo5Y+JPioab5Tmb",
+	"quZfJiB4kF4n8z7J1mHmTYVVDs2zqNdzWaRNGrwnCEFeIVGQt/8UeTopZw8JHhG3n0lhY/rphEJewW3R",
+	"5mbPZ7aZh6o3mnvILFguxpyRA+OEkRCfJ4GtbbYquWC9p07jWLrtQDcSmbStJRRWXyObO8odXHcoOWzX",
+	"edABs82SrDq/QoG0OweebRRY32yEeOlCXuL7rCMiEtd5BXhl25VzFpd4XJISx75amY94LyFxSEmALq/e",
+	"vN0vo4RZ4YDzkGAwdlVmIl42LV/MM6xmHxCiBB6WghZYSjucLbR6/nK+6I2ipKss6YUBmxl6OtjmHrhz",
+	"RlWwcI9j/YOV3metJwoDEj06ZcY4Vvyap7LC9JRd0G3fwEe9ZY9ylbaMWyvOfK37l27WsxEE231+kH6/",
+	"1b4efmoF3U9y3vkUzFpJezS6eXLdYmL188Pq4IHq5we9l7Xmehv58BDW+tzd9Bsy1utFvVF39wW732t1",
+	"mTzAY7UFaGxsJ3uXVxfvrpro/WtF65von88v9x/38bpM8L7hN+sSRB/yydrBgzep3CIiKIawiAnA9TUG",
+	"qH8vXr4ElHj/8+Wzdy9+ft5Ezy5eP3v+somev/6lif7r/YurHZbUwhLF9B8cTe6dommMJRIkJAofkixd",
+	"U4Yje4UXXlCBUkZvUuJWdtxfIWbcVw/Yoty/MNRdBfdvTroojLUCW7aeFzUTzu9ghd6hyFpdbr1y9Yv+",
+	"Be0puXdfV6A6IEx/Bwe5X6V2mdxyD6paVSFhVjmk2hFVjhOCg4JddEDkTOmHigoVolKUxgM5uvM93Df2",
+	"qJZGkm1Bs7BNoOT2LoS1r4oq+bgGkjpVX3BfOSEb79CoqVZUyH4oe8U/pgRQudtvXxpYAOrDCgTLobTS",
+	"lLB49D/cZSpZdererRp6edZWKedsunXlnE2Vcn4967CT4+70unNyI4PBsd+Z3SSD0WrlnE3vopxnG6qh",
+	"oee04YHU9JxffGu6eo57d5GmLkHiFlDwWF86sW85cg5Uy/tycRxyYpSqB973suapbza5fhXJWRaSRta7",
+	"ZCszbK4IS6WsdAPv4qbtTG5S19xBTquWD39LI8wOlEAD0tidXwE2lsDeJJdjnshnXPsn1MkEui4BqC7a",
+	"kJu6jfF7fTbQZ3nG09LBzvhBSBSxQia7KPJ5UJEbczEr5vvLRrPx7KLyOW1J6Q5dkcJTzT0oTCHQ3m9X",
+	"V2+RdpxXuDRIsD8hUuz3PrAP7AB5tvzqteDMQ3+etFof9WOjrfvMuEQzEoYHSpQgAfr98s3rQ+haKn8K",
+	"vdsfe4hx5BWqqXqmQuthYcZytwmZA6VIBdSvnBC2nxdsbyJyG6tzcsrP6uECEvHCWMcfewgj9bUe0hOT",
+	"PjTy9nUNz6HOR4N9ID9gG2CEKH0OhXRKVC89dBxiqXbdD7k/IUE2ugKPqdauq+D7xdVYzxSoXVy1prFJ",
+	"fAhef52uUxzTvAbZZ08YcyxlLLIiqIVV2OKLAQ105cgkUTvgU5IgdfKXeoSsyD10Psk6m/r0CuoJTyXZ",
+	"L5WqB7fh5aXqDRoQOeZBX81h3Ltglq6dRQ2shxNokEqNUDpYjgqke+uRctevP09a5+VVGlwEgijAbw6O",
+	"DuYUBmraLxsSM+qY4VBxkLy2gTRFYBhHJkOZlyXg8ZqIBDrVpsIOExaTeWk0NQvT42UPy+AOUNTYQl0C",
+	"3OyYMvdA980VKJWHpayfCpJtG2fnmgUVChwR5JXK0urKilDaiDI0DOlobM5koT68Grt9XLraiyXdofNC",
+	"1U7050mn4/RtopuUJHOFHDGW44rSn1C2M0lD8rRQ61Mggv2xU+2zmK43c9GqBJKuoVtYzCJAlhfqhU0b",
+	"x4LOCRrzNDET5XZjd+ws1VX1G7LpWrZdZEPwOtVmc73eXNNCed5sLGaLAqMRnSpJiQUuUlUVADYEzM2H",
+	"USAC2Tb1iGb4rP5sMTPGcJEmLdRmLgyqw99L5Z/t4MXqz5lPa+YNBeNnuaD7qRJ96JCWplANDlSD8jQG",
+	"GNm4ecPiDFCVpa+4MUDGYcbZPNAEGDY4+qjVu5nPkRwnPB2NbWl6c4g5tLOU3yXEgrtJArviiqF7SOIJ",
+	"YU2U6qLrQIj33Nq5hwnBwLK9WO2Dsj5n4dzbVzA9a7WyfGy68Cz426qGByADUDYyuG8VcZz4Yzotwdji",
+	"FxXI/m5PP0koSfopE2msg6QLHc3v1u6eTIkosKsQ+4ZeOC5N1LLhvUz0VZo9T+Z5jd5CAM6+5T+ltJLu",
+	"Sizhh9tPbn2YAH7AtzRKIxSClGqAkcfapSxRpKpweLiQwfb9u5dKpgs14x0QW9XFEGAsDf83oAF2xjmK",
+	"MJtbOOT83hR6f4rA4cop/u9ZmUnHD2QEuQtyWsqI9ZobYhqmCXlqoJoKokWT0cgSQ/cAaJALBlQp4WpL",
+	"sNIuyGLgtBwTm4pI39zsrJXOD8ybMiFxGJpwKLUZo9OrG2iRAPIUmZEg2h4QSvF6OkoTEuznS9HObmoR",
+	"llUZX0S7BM1aIfVjMiU5HPdyj7w44QNSlUc/q7VdrcFWpcS8yFraWP9D9KsSsSsKW2PF4BStXMvdGhUa",
+	"xNKydSX9yvnR0mVYQNGeYt0KMvH5HmXuXmF/TBnJlwDzaTVmTykZJVtOxmY2LYBnzIAWElV6VrEg+aL+",
+	"w6Yk5NrvVmeWZJwddG5vlRAJfZYUuKxVCH1hwWV3R2ed0xr1tmbGLg1G2x7yyHTruaTVkK329bT1aRL4",
+	"Z+ef/Jsn/klrgoMBmTK80q6mum5qV/tV06B3wJmqzNRzRxTXyXtcjdcqhhF49OZ2TIcW9w1RAfc0FoSU",
+	"QeUiw46GNJQmZ3km0/WxdDoZJbKQK92l9TAbcNz+cmfW3wgO5XiZx67+VauphiYtYt26SHk+cWLELQ00",
+	"yZRdkPHJelv7iqj532eTSsfn50Gn222fI+0QrtXod78+Q2et4ydVfhHhqGorI55QOY7c9T4PfrmsNmn4",
+	"ybQiv1maTEmxPyyscoRJVQjeH0QH0IG2MKGBNUUA8eQTwoTiR4KOmKgKqFucpMpVXE1Sfhd588fbylWm",
+	"VYTrvSj0FbTaXfx2aYm5CZk3gS6cnqRJCPyepxLFitUthhcdF276nxcH/8IHn1oH5/2Dj59PjmskhFNQ",
+	"0EemFqVB3wQ00BtcgmsVCP/75ZvX6B9kgBQML0mWA3hC5tZtQ4l9uU2o4jKptrXN7Qrl1+Q/L29WDV+1",
+	"o5eUTX415PpeD5MhZZNDS/jhRRI0D8JIoIOmlFZrf3/UR8mFLX7jr5EFSD7gM2Q1XJa/PxZP+C4mfDWj",
+	"td1nomLdozMpy92oOT0jDsM3w0bvz1oZz9X0H5sb5ZEHsxUWmZJ2SPXuF8liZbgahE7SEVUC+N3C1Kos",
+	"/DrxUl5n2QHJurN+tUxMv3J0TVMmTckc2k4Dp79YMBm8buhjVxopiXwrMoXepZyI+1LVv8vj+Po+Djbe",
+	"5SGrnsu6uW4rj6ZIpHvIC9lk2xK8GrLVvu5Mb6PraSsYDlq34/E4wKPO6afzJysleNV10+Nbit8XbsQy",
+	"QXuXry6ViPvq1eX+IbqyJFPHlnrGFtG3JiocxwQnig7IMZmjAfF5RJDCt20XOKlR2mT5rctKVBUMR9nr",
+	"RxPRIcJs/vCXaH35FUtO0YUTbwQ2rjEWy6qyPEWYIcp0Y87AqIIFPISYs8lsNnmVNirRnh2v0+0inzNF",
+	"26FaIYpxIhfk5uPzVrvOi69fcpSrcefLvhK1ggDtST5YtbvK6d8mBF74QIvLmtadbC3wdMqo+pD7JWv/",
+	"RUlLPodMU/X6PrfNszp863eca/db2W6RotSXXIoWCS291FjzFqK67smloDwbodM1sOb5hXbNi1uBebF2",
+	"UHXVQMUGsqBsWxpKkaEtlg7EKHuize+yKSK4ScGfGhtmsj4pGWMWkKx+tSGc21tLrQS4thRRnv+2hheM",
+	"6bTcAybLiJoTmSUlBjNmWqLmBS+ajNo4KJVpW2uiRavofiXjLniU4Qru/cN6TjfXx0VYHmC50L2MFVb0",
+	"yHia1ytIIe4dKfC9RzNaWLb1HdgrFoD5gDaLBUmgIszC/FQSM5fVrrJnDnkg9KePy5WK547UUSHZWjKR",
+	"+2gZagGRHEv4il3JSERKGUp90Vm5hOWmmotss5TlSP5/PI0Vooc8V97zFOetuApNrfyYNpXKkNtRt/V2",
+	"WtBOC9ppQTstaKcF7bSgnRb0jWhBRuFxFJm8jLpLgFeIWr/CVdqKtG0khWpRO7+yOxl7uYxtqkU9uIC9",
+	"7tnArKeHvEiMtv1eoIZsta9lcCyuz8Y3p9eDTnt4Ooy6bdE6/bTyvUB1veN7wbogOtPsQeLn3LfNbyZ0",
+	"zizqjlFzLKhKRF8IYvXQnnVL/1uW5r3kCq2zvjululne0hsmPPKeohGdqg6lsSUfEZhTexyrEdRI0EfJ",
+	"yyedTq3a9ofoH8YTBRsX86brWPyT0BjguFTnvuKgBu4xzkhPl48ve8fvr1WbyjkRQqKjWKCV9gnKFRyf",
+	"R0ToB6262UgforC+WdC3VFq/tn5SETB6nyL4d5EXlwpRl0Z6Kto1LJBPWyjAc4HwmOBg/2mhERVukFBe",
+	"9oV9vUrz905SYUZ+Z6TrrYgoVlTXQkpJIDf1bXSLnaSyWlKxcHp4WeWSMLmVw1dawwpD8FI1YYcGy9FA",
+	"wfQxUCAnRptkSiLJQZ7bWg+xeKA6Mbz2k6k0/b4jcYh9ouMC3797aeMlQX0ezBFGEiKWAxOMBe6Qe95R",
+	"ePTZ5wH54lVmbF1B8pa5bVsRFSJLD9Ebg8W9Au0/+JC2WscEebqarPOFsFXB3G+k82duI0b/Y43E3tPq",
+	"0W25W+8QvSjZNSDnlJeR2oLXsB3JrXYrspphQmfxzl8anPq5Tn3dFbQng+FVJTJfvrpsGp+g3Hfdoog2",
+	"yGbSmWoX8YSY2FMns/cSA7+IIEdnJJasK5cUqnG4kEy121pbyrbxB5kfTHGYEhRjmggkJE/cSCqNWIfo",
+	"wkgQ3Zb2WeZDBNnvT4pC25uYsIu3L9DxYcvG+9kYZu3s/JOJRHuaufyTRKcVF4jK/acIFqPPX68Z5sLZ",
+	"9O58BZ3wc8NPIiCpjZOOEVFd0HRbFbfljVOxovqRICQjHCLCJJVzxJkJhR6QMQ4L8aImjoyIQ/QcYnJ0",
+	"fBQViKVhaMSpOOFTGlRKBjpF2jry7q73wnT50qz7xuv2dt57/RppHV5cvkHH7dPTLK+DjurVuR7Mn0qo",
+	"vElxYo/GdVqtYQVbkkLuV57YAA21JcwoVFhhCNrbevYzMhBUkp8ECniEFXXlJiYUIx1Yq3P2m15UZNbE",
+	"jTMl00Bhw5BWZTj5O1wlA4+8IdqT85j6kBIbM/T8xev9u5S9zQfsW0ZbzzLuHvyLbBBtFPxYZ2IWpMKg",
+	"yB1mtL1rzVUMi6pEB8FDyEwRJ5RIDrUK0ftLpHta3Xrv+WH79GRfuykbci/K2CDJrVxQIWssMiEjKD/C",
+	"h/0sfrSK60Mrxew1Li4UycmIRl1d3IWrHr6ojS9ffKac55W5luVCBJLHjE+7U8gr4wpYpz1RxOtOWXCE",
+	"5P6kT251Osm7YdWlGuO5HaIWaulpxTwa8NqEBoLwqT8hCdIdyw+gdUjb3W9r/TtqKODS2CnzuyVOLhpu",
+	"oRh2WVo3vMn137FsJs/D71DSReLmUJ0yUVhy/xZRewHTSjiQaRIWeB/XyAgXOZteCKFWP1RB9yexwBkX",
+	"XAhKHlsb8eM839JTFJAhTkMprApaWodpfAfmHFJG2ssSsKofe24qTyETQuSdSIMaq1MhdROfQ0V5NROO",
+	"cSIhO4FiBimVd8vFBek7KoviPANhL0G2xd1SfVUS19eKrGbCiRVGzH0hweIROvT3zlnHYi4kDiELSAV9",
+	"gB8Bge5C2/RVXFrzL0G6wR3WvZCCztIPjYwWV5yDzHKZuRvOlljzct/pNWOz+//V7/uD3e8HvM9bvr9f",
+	"8b5u835u8z4u3r+V92Vptau3JBGcuTZQATUQs3RiSo6ElCYgHuMBT7Uf3iAVWSaB1TyyTr5xtyykmjaG",
+	"ZR0+TH0qqF3L9u9Oo9clJ98b4oiG83vMUPbRLh1aKR0nqE9Ii4V3UZEkleFdhV7ouujA9TsfIBi2ltsW",
+	"tOxDJr+KgHw7lLbhefAZHnU96OHdn1+trTZVymOsAVZc98d6V/BuRQC2cUu3eSsfojbAumu5/Wu49tpt",
+	"9Krp3KMNb89DXIANGUTJ1FTpLrREYnJtZ47FzNrJCa2uvllpdlosWG5+qWmYyYqWjhLqp6FMoTYpTiWP",
+	"uCk4PcBsot8ffM6ETFIbT6T+TCOdlMepTwoZoxPOqC9gApKMQDFmI8oIMW4LQ4WKEZ9SNurbcfojzgMB",
+	"VIVh5lOsKQyTxB/DFeIBlMgdkClJdNz/iE9Jwkx10zGk7THlVcdcxFRa0ZkykSaY+eqXazIjoZa1yQjr",
+	"u8jSIfZlahYXkYBC8mDIg5X044QPqZqB0xBWMMJqmZyZ5EXqdyIEkCZbelU1SPCsH2FJEopD+JvgsE/g",
+	"0QD+CunI6vZSUwW1VcZDDhCTCpI8ilJmTHoQdJVgJmKeSAtumeApCddizH1rqegfBjaS4w5PBxdh6FZd",
+	"sX5MT1V3XaalifDGxVnu/riQu7fc/YnBHeMxHhpKOX8+fu5UO/V9pfeGzbncgz041HlguOuzQvHRYPOn",
+	"goqHgA0Z57dso398m3wNG/wdLe8PZ1dfakffzHr+4LbxDcWid0s09Aujmm8qlgwT6itWjAVwZKxuEA7h",
+	"M0kVIwC9Q1LWxxExbVOBdSl9zHCA13LG4pGvOOJwjmSCAxKUz9oimmaEdnOAOYo66k6FbUXkVu0mgn+F",
+	"+ndwrP4B3WkgiK4Dry6lDy2vY/gXfpgkt2AXZGASFAG+AVEFJBE2hyYM/uUwvJaRmw1BxhP1v5H6Ugjz",
+	"XqD+ncE3n+ArCYuRM/hjWsgDVw29KyvCLxPBq2Xgoob01Hgpa+m8CRmtzS1SQ1Arw/dz8T0rXkTUHvwh",
+	"z4LdudrtKFLrj9UnJYGCASplgoQZRNZurFKsB1p1YOQeuUTGLxZX6vO4LKmGoa/PLBctY5xIRhIxpjHI",
+	"OHSKJen7PIl59gRkivsXvxQ8JP38wbhyX28LbvMLCRoFT7Qnik50G0NAJhB0LaklgTb5rfT4Z+RW9n0Y",
+	"bHGSNzG+SQnSP2cpk1UXtMfDgCT7MOtTFGMB6RyxQB7W2ZPR6zTMZBMIa4UFLuTDrWMlSsiU8lRsuE7b",
+	"De0pEFSudUCGPCGlxRrP+LuttmRxccG7uJEqW8rKcjUX1ZnhbbpvFug8UJlvQe68xgKkZK8qW7/J8L2B",
+	"PPPMdlEStM1Hb2Oa6+eoSwXJ89nbBHX1Q5v9mG2eJa1OxK6B8QwLJz5iGyG7u3pB26wXVKwOlD20OXGD",
+	"GWoX0XRt8hNn+gtTNOGKW6S/l9e2a3k7tAUZ+pL37fogCWmhCMQsc+A0pRvycgqP6ca9HibfuHP3WtA/",
+	"oMd3TeAtT2O6Hm/+4oR9R1ofsxTbUtK6BvmfOShZkmdtnRGn0Ieu1ebQwqdQVoBpWS2cg6QXcHX/qG9K",
+	"39hK4qYKkUsqVz/fOmnp6wW/2xXnsYh5HHyNfFWmt0LFqhNYXM4a0IKNqSoSeMUjag95f/OaxQJ54EyR",
+	"DsBsTJKsmg3jKE6ZL9NcVcpCn//WPml3u91uq905XnyWdS72hw9/+7N9cP7xw4fg82mzfVJ9lYsXdWVE",
+	"t7u5HvJitu2o7pj1W+3rVvtJzM6600l8zc7PI9HtHpNBdFO64ueFvd6BhjkbXxfX7TR9kNjuckDoNxPf",
+	"vYT4VdZSAEwvFtRKEEbdg1MU0BGVTpmpZQjdaq1E6L0FjP4f9anbPP2yv+6I3xrVYgvl8q2WgnB2FzAS",
+	"MfHpkPpF4cFDe8OER1p7tFWywICgg9ahMFhCMHj+eGgPqKr+6ToVEmFb5XLPg588E+luioZ5Tet9hMzv",
+	"+4fIMwTGK3gmee8vq/Jv2bmrYl8SQg70yalmml6p7VN/gnCBASC1yeKhnrS7JSmkRJuCz8fLUmtnj0Sr",
+	"g7B1s/uKCVt/rt9MKrB4mUkHq+5gofHS13RzJg6mHrpl4OCNH/s+ibMSV1k9w0EqUUKGeWVBiLpfUUKu",
+	"UJRAYYQ6UYuejWYj71ptcyuJR0v3VCrVtwcFSGEnsPoxTkig646anBAbLEzd9oivW997eH3dAvnQz7gZ",
+	"8Th0igzSwLPKp0C4Wthap5SWFIm6UtF2b1EVHr8jPk+qEyNegLUMJbbFUxTwGQs5hox0tvygd5Q1EEef",
+	"s899Gnw5GlKDjGVghOF6KIRhbWNVNqubYO7uSeXSZa+Sv6S2Jh1DAlxlxfrMWutPPDsDfeT1RO+sk5W4",
+	"qyTobCtNDXQ3jdRq8082/DOueIe8Z5qG7IQOfTseWHmKGKazt+Bg/qhWnSVb/cZNORUQfUDjzSoYLbfY",
+	"VJ36/cjB172bda7YSuit0+WK16EHENy2OqeGbLWvnzz5dHwdJ5Lg4XFn5ovrs/l02OmsTNKlum6q0GV7",
+	"X6fOZQ0fRJnL+dw3pcqVqXhFlknuE6h0b0L2AU9yirkkY0GcdQNvx+UEotlYzH5UcUilMsfFp7emrQwt",
+	"wKsJVE5rM6lWNbUSqm0VReNMUFcLLZkaVmih/7PaDFGtpK5Sq1FXrX+dAn121mmVrtPpgral1lc5/xWf",
+	"kHt7PgKu5NXrKq6QIV59QzH1ZkE/bfTO1d1Y8GujAfhNDk0d7AlZoLi6tnGjdwxZvzIC3O4uUuAqiRR2",
+	"vrzMqilPdxDSKbwFqQXY124SDUigReL8si7uGjpVhOLQESMB+v0fV2gPSkXuP9VOg1AdWrt5HB3OSBge",
+	"QJHOo+vZRBxeC87Ktv2T1vnp2oKzsIiPlQAIw18TQpYbiv/uujLCIed1xvVF+glS2CHFJKqKETuDLagW",
+	"fLbo4JQKItwaTBVlHau2XIfBlndrCnExP0wDUj//+MIweoAStV+k9TbrnIBrW5zPtXm1OlWemfnQ3Qo2",
+	"4ta/v8PbDHjS+PN+zEPqz/uVRere6jZIt7ljmbq6KkcZxk7OW5JEQnuucaYplahe8JVqqV0xspZ3XnYq",
+	"SF+h+OZo8l6QZ1iU0eNkTTFOEPjKx+roVPl6ioRzEc0cDK886BUgrUMy1smZObmwhoke8uRw67KmGrLV",
+	"vu4cT4PRUA47w5v2Tev0ZDAY3k4nwUpZU3XdVNZcRgSqpE5NEefL4GEc/Yx3eB5rQvojvEySKk+/TuIt",
+	"t38QwXeBm3xT8m95dVuReBZPEySERS5ZkmMPkWdvpQcxdwMlUsRy/pgsNKIsYzqVOX++P8YYUbZ8nu+I",
+	"S/44XG7FiZSu8SK3+2aY3DKV+TLXkxcpQYGa+yZO0MlAaMyisPZ+QqaUzCDKTS1iDdm30K6g+FYWr7Mq",
+	"OeP9IfYlT/o4lWPCJM0CFK39jnGZKQBq0amQPCJJ30QQKs6sowdNwsV5uccwwWnQxyFJpJp6asIQ6WhM",
+	"kr4bEjlpdwp/RziZEKntCjEPQ8pG/SnPv6BqtWHu8W1iCvuYMZ4ynxg3ckH8VC3RLKEKrO9FtSlC+92j",
+	"2ZgbmlpU/N6/cHQ/tMe4RBgFWIwHHCcBaMMVubvXhyzXfqlcT8PUzjTxWhfWfGcvqrv4dcVjLnk1PbuY",
+	"YomTuhRsM/dwICpLo/EdL6x8fVXUwQB1pdirDr+HvFQk2xZ01ZCt9vXoNDqWs9a40zm7EcltNBVn0fls",
+	"tVFVdd1U0FWbXSddqjYPIlHCxfympEi1oi28AWvab/BkmzRijUx3Vyrwbd361bfcAd6yE9z+Wz6cI7rY",
+	"ODJ7d9L3Dax0LZRLPTIPjBZWiMwezNGpcXCyNvUFJ1WllEFUnFxVGMvkL46wydC08iWwlp8BPF3MsNio",
+	"5tVihPttTBMiakxlWqK9dgtFlKWSCAShZZpUPXAcjnuGm5eTrXDCqmdldKdd5dtQytNTRItqR4cC7D+u",
+	"QdtnCn2qItNFGhq/bMAwUPPUkWmyExTQeRF9E+i/CRBgIXpatcZp6WrVHWYBimYlpRFrgeVuyfgyZ0WA",
+	"W1XGvWqXR1KgCIVCHrkE1u4cn3RP1723Vb62LWQ0DEg9MLzLzrIUi5lKn0dG24M1ZzvOqtdOtHrMk4T4",
+	"GjPHOBVa9dRYCi7wIfjD9PURLVFASxd1vbd4FeHtIW863LrvuBqy1b6W44SNTp90JsN4QOYDIohMJiO8",
+	"Ui5WXTeVi11I3AlHr/LQR8nh1bucOcTg8CL23os4rrC6rEXFZXYQL7ZlIbKqQSiho7G5RlRorCQB2vMs",
+	"fnn7TXSMZglnI2il5aW8XYal3j7iCXL4EoQUqwaAul7RGyGrA5HhcTXCV2I3p/6SpDAXaGp/1DIdlF/3",
+	"cRg+gtNhPrWSCNT034/HYQZTzdddr817O0QVBqtyQVzjeeiubSUpyw5Aka4o3DrpikJFus7P4k5H4Fn7",
+	"+ub4+pTM47PzG3k7X026onBz0mV3s06vzxo+iHKf37ZvSsPPlrWVomEZ5hTKhlXc6KdoSKRvM/kElKMp",
+	"xcj7z+dXqOD2TIMvpsyh56K/96h+rNUw+sbdWBeP4gG9WFdAaLkTawWyfGc+rF+R2ledgrmG2Q0uwuBn",
+	"HphH+Zm5rvYNA+39dnX1Fr19c3mV1XLjbEhHaUICRFgQc8rk/lMUUDVgRHWB/MHchGsdQp6d7CedRCXC",
+	"cWyiH0BuICxQu1t+gs9Vg+fmwSR7v8FxnPDpqp4mUNa0ywbQyYQOeaw4ImUriluqdm9UsxesujdPZZ3u",
+	"b1Lp9M9KZh7al68a5TWf6aZ2mJCyyaHlvcv6v6Rs8qtpYzvaWnN5WbA1FfRtu/IAppbY6t5uQezmYrnD",
+	"1Z2LfKdZLJO3roImyyC+PgHDnVNPuJfRiQnYLOhBieiLFHkjhqMf5bV3zWswdWoS8KXZ4IzUyDm9ALYv",
+	"zVodSthRs5eLFTW7lLd7F7a8tls1xVjbq4JObNInIw7rOtXAxxrzVlOUdR0XScl6YBYI97rmyy7Hl49f",
+	"vuRv15eqtWb/A4ITklykSiRakNzfvkATkrlMxwlXjLCHPDHpK4TtHx4eemhPfQSdWn0fkIib79XHnslr",
+	"ZWPuqqMrIR8EKDGwD6hJCevK1Y2xlHHjyxfwIxryCteJGZW+eSmnAupmh8ODMRcS3tZtivHchQmp3e1d",
+	"vro8evXqsqkl6Gbm1qBUE52LovmBuVYU0bTcXew30Ywm5AASE0qqpsmSZ5r8lJdpMiJqpsMP7AP7t39D",
+	"FwW/iA8MipZ7FzrV5idjzvoZ9o6grKV/8fZF/4/n/9Q1Lj3EmZJ1kznUCleqE7n1SSzdSeOED4hoIqfa",
+	"J8Is+MCW+oCjl3SqyykiIXFiXcbtMXtP9WFBg73slL19cDWDXB5gb3IO+QOrOOU9DySgIyMFi6PPuTz8",
+	"5chmO/PyGt6dbp4DLSaJ9XbbtyURDQw+sCgVElxVlJx1aYEN15TBqX1gBwhuKlRtV8vwhCkFjjqt9lPQ",
+	"jLwm8t5eXD37TX345fnL51fPAXIIQ/btxX6tQzWuXgvj7KBze4sS4/8Pmc8/f2hApfAPjR76/AFw+UOj",
+	"iT5YJqz/CCAT9YfG//3yxXuKBNFpGL3nqqdnQ6nBDzAMkQjTkYB53zM4SF3z1XkjtC4/aA+irac4pIGO",
+	"lYC1ePuH6GceUGMhC2lEpc5N1Uav6M8wtNLkBZJ4QmxGwCObbc/k6dM+Yh709tBe+0Dp2Vn2gE53v6Tb",
+	"54DSUDQR4xB3470ISBRzSZg/P/iDzD1IyKwQpnOCxighcYjnaEZZwGf7MNI7LM3KAS8sodrTQRWD1J8Q",
+	"ma+m3WpZVBFHookGaaKQq9Xa76GTzrnB9ndEJvODC53/MF9udp66poFA3n8fvNODHbwIPItrRjUQHzQL",
+	"0bBVO83LN1s5X7jCf57uEIhrE2GBfr9881ovitxiX0KqnDQxR9z7wLz82ihMBRVB/d8qkuoPpUl6aC9D",
+	"Jld1yXDKvv94/6fwvVBA/g2OQKC9S4lZoMiq3eJ+T0HHM2TwgAZeL9fBfxLII1PZ9xANmshQX+wnXAiU",
+	"EKkg+LTQPV91D71n9Naqj5brWB2q2EvQEcMyTYjXQ9603fTQ38BAdnqy99uri2cHl79ddLqnexMyVxfs",
+	"c77WL4efF2b+cvhZ3aEvHxr7iqaPSQLEEFHxgSFdoQKGPgiIIqcBihWNNOvzZmMBoY6C+AmR6v5OSYJD",
+	"JGLskwNBYpyANpctWaAAkt4Dk1J9UMJ1Znm9RzH1nf0pPmpzc+33kCf//XPK6O2X5rT975/H5BZV7Vc6",
+	"W/qicfQCKepkSJdCLspQu4sEwr4iIyEJRsYlLYM4gqStM6qImdQRzuoAA/OS20WiiboooqyJjlv6/x00",
+	"Vt+Nmx9Yu4XGgGHqwyH6xerCijtLFBIsJOJMMV3KEGZznfL0KUqITimrrxDjMjOOHn5goLP5xMRXaX+E",
+	"xqsXV41mA9wDQE4QvaMjHhMmeJr45JAnoyPTSRyptnkRjILYcPH2hbbzCy1StA9bhy0Q/mPCcEwbvcbx",
+	"YevwGGx+cgziUzVHVb+MSIWJAG72P8gA/UHm6JJkSPQ86HS77XPLwYHR6qygdMScODiR8VD1nTj6rP4H",
+	"3FP/rGj7a46K3pdKrsoSlr9QOtF/Evn7bKKrI2jqBpvptFr6MROiB8DmF8ehGeXIbswpkKzWCUoRDkeN",
+	"XgNCz8BMPoW/YE+NZmMCRZQnbfVRzhu9xps/3mp33EavIeio0WzcKni3b/558c8/bp8lw79f9p9czf/x",
+	"X7+9GT0Z+9O3OKavwmT2AuO3/m/v33Elzxphca1xEXYKkmNJYkx9H4rOfGk2TlrHy4bJIHT0K08GNAgI",
+	"BCJ0NaxW93jBJEkYDoGTN1wJvNH782OzIdIowomCyHtBkgPNvdSRK+oAwG02JB4pGDcu50KSqAFyfCZB",
+	"LUU0w8DzCAFRkuKL7Bnt4cQfQ1xi1t54QAf7i/ijRr+wS4A0ysaHaamGnDc5Ag67VJFxGv4MAkedli+V",
+	"JAD1ne6Hz9pW/efnxiDBzGbOb/xyhd4mxKeKLCgBnje06bKBfV/CG3F8Eojg5jQg3VOMW3IYdUgXcosv",
+	"GwHtWcdndNLZV/At1Q13Kmxk+Ysa7y+zWoW9Rvu48wT9nTKCLmVWurDH0jB0C9k1XnKBLtiIaK/2FTsq",
+	"lIxrnLdanbO80mGv8eyiVLTDPGw2Ah79RyBjOxxOJT/0eVT0jO01fuERZdQv+Mj2Glc8IVJPX3iDbvyt",
+	"fdw5zqOnLbnWiccLdYjUjt0sTxpKZnUaHG69i0a7c3B80j19cnZeUSO2B4WA3FITxbI8pRISevjquhB/",
+	"VqTEX6jKUIEZL18+Wywz27O55ouVEfT8ZuU6v3lWmSDjhFWHY15V+p/UqL3GhU7jf/SSi75FFnWbis9k",
+	"hWTjeuqF3N5wGrVJs6Eh8G5YQaHzl0NLlAyxbq8nve+ZqV/xiQR3o/AnnU6daUy+AiXnPocM9brv+fq+",
+	"V5y/wmxulAlxH66S8REFygxaDvfIqPVHUx2yIocnGLJAIbOJyfewYy8BmrivhDWHjViuYjSwRVahRzXT",
+	"b8wrHMXwDzI3FB7A9TMP5psR97U0/RGJ9TL6/N0Q4UWKuz0i+xD09IFo5IaETl8GW7+q+Copk5R8WRBg",
+	"2lvG8Z3cspNbfnC5ZcM7WSV4XI2JzcWXRVhrIaIGe/4ZB4alP6aw0qohcDzjbBhS7cpw0q4xhdnHFecv",
+	"caJLc32XUtEzEx6VSTbVkpGrWRffJnAaUMJ8Ukvhtm1BcGV5qqmyr1uFTp1N8yMq1a5vaqPT6nQPWu2D",
+	"dveqfdZrnfRa3X9l/CkNFHsiQz8hg+Fs0o2e3HQn5CTq4NH0NGcHf3/xFll+9EgKizmgZRpL0ab0SDf/",
+	"ZH2P11z+ylMWfOd6jXM9suubfQeaTfHSlNRJo9XoTG3gsRRjOc7xqeCdV5TMNmQq4HP2ca2mBVFzgS4A",
+	"xoe2Ppsx/Q6UwCGQjxmSivrKpcqVAcFX1a6qr+Sm9+rBBeSHpkGbbnit9GHaffPix6ZEaCev1JNX8rtd",
+	"RfFWSCy2OkDf1VDWyS+2/goQIEV5BiQvovY0+3lMQvBOxWzOGdHvdGQKsatDpSUcQoIoN1+RQBBWlhUv",
+	"ODs+bqKzk5MmOut2m+js9LSJzp48gffCs7MzFCdkSG+JQHtuPQMBZc4F4ozsPy1UOjhrtfQDZTnXvMn/",
+	"wrjsZyDx0F7ME3lAmXE8Qq85lAzUfre9zK3Bx7Fwa8rxIdKhh2KJ/GZncHzMKmS5VWn2M9Z0kxKol84c",
+	"R8Q7c6WKddkCAQvMqVga27ruZHUh3l/qCKmqRVpl1l0XDsManpNZ9YWPzTyNp1aJFzzq61WW2CtUFNqv",
+	"qiZRtYW8goW7ic3rTnwVAbtoS3CMEjYV7UnHsYVBFQO1zhr9jhf61X+ArcK+nQD98CxF9WrX2toLhUoR",
+	"YZIEJU50SXDij51aM27OY1cOh7NFluR9e7L4ck6p5ewair0RyDfW6n/WE/yIKn1e50xoj4YBKA6NTut/",
+	"K1kAHBYHCZ4QdM0HCopUoBkhk0P0jsThHF1evXmLJEc8loinAL86EroTdXHWbNgQirYR3QcCrNssJvPp",
+	"KB7Ew87gJDifBuK2fTp2SP1lDF5YAoeK2N+kJIUBWxCNQGOqd9XutJoNQdjqFelgimPVdELj2CzHpo1o",
+	"mCTkj2KjAHTb0devYaAY2JtuqaK5+t+PaeISvPUVKTceyup2WodzcykgtlByD+1ZF/nMctHMbTRPUZBq",
+	"IkKUXB7xqdIgIN7rgKcyN3aYC7PfRIzPIL2+RJ65cN4hAhDmbuA+TpI58gDSNk61yigC3b7ue/O9SaHS",
+	"lhYrCVRSrwoCdXrVOu+1Wr1W619Qq0rhY6nWoy8hyfHwUyvofpLzzqdg1krao9HNk+sWU3i8xgrycTOi",
+	"9IB2na/PiFo5I2pthRHV5EPFY9Z8yGVDLZcN+WMSpKGm5Bsc3DorFdzGnYnqr2ii0mdfxfKWS9w+DsM6",
+	"Aje021zefgbD/5AvaLkbQx3qZF0dIor/wwxX5eLwimJr9V7LEKqdINycfn4SQXR+46SjfeezAG+T2YKn",
+	"cqDuWD+ggMxB9suCL4XDrArZB046FcwROJreBQ4hAcqtOD6Jxu0Oe9KJzk+H45PxcNo+hc0yKula+C0k",
+	"+F5bUDijtHkUs2a9RSb+GGqAugU7LeBraAG+oT+WImp69D2ZRLIo2FpE2rS9C6G20/ygxFpJY/1hyGeK",
+	"YdpHQpAxKaQLhexkOhJswG8R1661JvE4VHlXytAKh6gj07a+vFpI2rLgxKWDte0CEhJRBkGAEAQLoWMi",
+	"e+1EcG+gPgAecCj0G2OawNOIJsOaWuLoOj6+HcbHA3Z2zTAhU38UPOm6OfZ7f0ImDqiSrz6YPPyWEi4U",
+	"dPiz8U+emvCwmdYpwS+Z53oivDQtbPAQ/Qr6HPPnaIoTSsQheiVGH9JWq3OqTg4l+mU+jsP5Ct3gN4r+",
+	"zOCgrufHJprzNFHqaVYKFGI7Y+pP0vhQ7ayq3sMqb7cj08HlK25qf+lrrmS86ZaWeFg5B3Qr1EZw0hSt",
+	"TNb/sdmY8jCN9JvA7JGYmlOfZsfYHp2x5fQ6Z272u+/HyPXOuLMKp/B1FohtFvGTKFTJFk9NCKxVeb3s",
+	"JuoUAQPi84gI5OnSHJCoQadWwiHa0+nJvIWkS97+IfoHRJ/ry+w1EY1inui4eHKrDySco9wDN1/xXrfV",
+	"RjObAY0yIXEYmlSfmDEu95cZx7KKSl/TPvbY/PHReF8VV9uxsK/PnzZlMg/phraTDXey4V9JNtz07q2z",
+	"OOflp3ZG5x/a6LwNJ5bMVt1u/fLyWYY7S6TYFWYR82RZxypiXzc3N4rYSf6qISA/ltV6oz1rau1u0wYC",
+	"5rscBCc3wXg2m8c3gxNxjZPhjA3JeXGXljdmGyzuSWtUd9nSyeOo+foO7LT8r6Ll5wQoI4/2q+8xxsam",
+	"GkZKfnDdF5UwljJ6kxI3uSDaO2mdI883PNbTGjaViNwq6r5cpzZvc19Tpd6IdG5MFNc8z210tb9yiM8P",
+	"9jK6EejXitbmvuwk67+iO4efkbEK4r9SNM4yIteUj/P2dxKSnel2rh4/GkHTK2RTtcLrWYedHHen152T",
+	"GxkMjv3O7CYZjBqLRf1quWgUhWILF0wZCimkqqhYlM7lUQh/eSQxOMPynSz8lWThAp1xaKLz/ffk2mGN",
+	"oDVodGYvXUGem4jHuoZRCCGDSrou1OaoJN+v7CK+Hcq9EFX4hoXzAgjAZ7i8t+ooyLyNPtHNr7tVbh4k",
+	"TsdQSizBPbl16p+OT6NPg2g6606enF7HE591ZU7xaIRHZCHBLtDBMReyd3ZycnzkzHC0euCjIQ0JsErr",
+	"xG/JpfHZ/ucKY/n/V6r9YuGxY5XfMKvc0Jd+WatzaAW5ofUVtTCDolw+hwirXmMkoif25CIxgkRnwbG4",
+	"PhvfnF4POu3h6TDqtkXr9FPpjCD/tD6ldudY1/0lI3Np2tq3ftnanvzLfYnJwwIyWETR42SoMaR1Jy58",
+	"DXEhyvmalRQyVvcdxYBJnpCCCABvvBCXIhCVQI5NRONTlBCZJkygTqut0y7oW4A8HcfioT2oDGMjT4w9",
+	"LQvwUkTepBQdpjJNyH4xVXxCYp6YYmiQbt8tX+U187+zO6f9cbxigS1PVyeoyNtwSVhgDulbCBe7B/Or",
+	"YF9reMfSn1utcqn+BeK4KUV61OCvnWCxEyxyweIrigxWIjBBfXmakGiDZFGWPC0x3Oqxgc5mZHbfku6d",
+	"GfevZMa91GXfo4yfVYghy20Dm2SKynMD3cF8uzo90o9gvc1qYrrcqZ+RA1s/s6Y73Je8Xmu/nvtc7Tx3",
+	"j0Sqmy5MNFMu7Mh8tdmqO0HUvvVFd3Z+2+pGnbMnt+Pu9RAvWbWewlnu2cnJwnIlD8P+MCHkUZS1XUKk",
+	"r6ywfa/ZjJapbm9Nrj7ILaqdHEpxDYfocswTCTnShIkTKGT5M1UDhWoFidAgd575GbLn7T/NR4dEgVRA",
+	"ma48SdSexBPCmijVFQqbkNWDQZI+3a+JZmPqj3XtSJuLb5BQNhJQk29Z4r5D5CmIera0n7C19axHB0NU",
+	"CqTvLA6RLgLfRORwdIi8vZN2dx91u4qstFreIbpgqFz3yMxuD8z+XJFnxMLaucRfVYHMM9fZ/HYV1LpE",
+	"lTenU9muH9CBY+uM4uHZ2+aAXCbN5xfRJoTcCfA7D+c1Hs72ViJcYGkrONpyLSArxV43RQfKe2yuCrzL",
+	"Z/sxFYEw3JmSfqDMHWt5D7wEFTcMC0gIHNCTJ5+Or+NEEjw87sx8cX02nw47neoVPIYOkl3AnQbyNTSQ",
+	"xKV/llg7RPF78i2xGLyEa7yDpxzRBG9rH8d4QEMq51BxWY5JQU3JTfSSQ2F3KuFZR6sNTrHziApB2Uhp",
+	"GJRBqfPKcrdmB5d6hWtA+syujRJQMCAUE+0pVgePV3ggCJMmpXQcgsitwVnpDuKMVvAFoZJEYn1AnIUT",
+	"vMjg2xe6V7uVyaA4STD8KuQcslsrrWcLTKyw8N5nLev2s4KA0FqhtQYhnEmjV6gIdmirOmVxmoqnpUIi",
+	"IXEi9XuhdShxHE70QcIW9FH3GSGBwto/i+ObcmOHurhYsRzZoVM+62MhTNISWE3tNroCBoF2ZPIRXZPh",
+	"9lm6oIgCZUQsL275nRDLzNLY3yTbkszqKtwj79IVD8NfE0J+7PxLpZOPY06ZVNqTE7s+5ElevUUBcjEq",
+	"3IqmcgjyW+d4GoyGctgZ3rRvWqcng8HwdjoJihHr1QkfqgLD7VJ6OkQcO6ukivdEPEn4DGGJ2i0cLY06",
+	"/7hc5F1uJN96zPlDR5l/fAx5uHw5dmLx1xCLK+icQ/Chuow6JPQ9ph+6TAcRNfR8SpIMv4GQOzvPi844",
+	"gvHThQYCfLG0KR0EKszyLESLcDT2/Zz9pEwvQmcjukBeiZJ4RSP/ugUaAzpIcNoFGoREr/xogEMt34+x",
+	"KAyardPO6hmF22sWki7xJNtlDxVDNpeFaJav9lc112+RPf2FGM8j8Ji7MooHfBHZiTI/nihzVzRbF767",
+	"SEl3L0h/yUjeRURYK0Et11ZTUc8lDNptrpG+Fz+qJ1jhvebnhGJmqXAqEkXURqfRsZy1xp3O2Y1IbqOp",
+	"OIvOZ53Si82bn55xxuBFz32ySTgY/PBIrUo7dEteIlTO+9ERnmKJE3E0UAs5jB+pIpE63Z0a9TXUqFQU",
+	"/Zr0Pfses7ionVhNg0QDEgTgaZQPjChziM4yFUAB4KuK/ZX04HFu+ibX9QGF2W+eIm4Cp3XSmELbnfz1",
+	"l5S/UlFwwLGkd7mM5dqC4Gp9TyXjMDo1JXih+q5xy3SdkZ6axC8BUfog2IdQu4UiylIg8SxAOAz5TKBj",
+	"NEs4GyEsJYniqqA9DeS/OwD7qkR9K+mZ3N08bLCcAmofThbKg9VySLqNaUJEVZt2weFyOgRVXY4TNjp9",
+	"0pkM4wGZD4ggMpmM1oUkOtp4bCtm3gV8S30r9aAFq+uOOv+lAqTA7wAXMMAh0n8vkOCVxJpTH7z06mjF",
+	"eePNVeO/5xPtHCR/fAfJTvdbd5CMqBDb8o5sP7FsI4JtnZ/FnY7As/b1zfH1KZnHZ+c38nYOAoxxievX",
+	"8aZ8DKtGdjF3po2vYdqYunQxo9/5l9+6LxANvmiWAZ5oi488OvBIONyihxISEojugiAnW3w5IPAOCoYS",
+	"9UPuGQSFaULuTwQapgn4WOoqDnvVQU77Okmu9bXKo8MSIiRPSIDkOOHpaAxc7eLti0P0zqT/gBfgUizV",
+	"IkMzuzJgadyXiwwSzAJLsxfeuyzNxL4P+ahkfBKI4OY0IN1TjFtyGHVId3CcH/hizYu97JHrpLNf8i+E",
+	"9Wn/Q73qlElAz/eXDShVQdqNXqN93HmC/k4ZQZfSfN2xBAgcKtVl6jVecoEu2IiE4CO6YkdKB8OhjfM6",
+	"b7U6ZwDGkTGYXQARzpmpZZQBj/6j4smqzDB/4RFl1F/KDhf42HHn2AmKohKsLz7h9q8+V2hnaGuzDKVC",
+	"3nPHX7PXaHcOjk+6p0/OzhvuL33jIkooWI1YkAo9nNpQxCWdgrMpH9AwX6YeXsNI9PmwnyGlohmpwPql",
+	"DzMc4MZH3VIXW1qKW+jly2fAFLk/6ZNbf4wZOLcyDlFj+nsxjwY8256NGAsVdK1j7Mr3RHWUkkak/0mN",
+	"2mtcRCShPj56yUXfIsumDqzLVKPFu7vjWtvlWob2OQR9mQvrEu95mVBS5AhoMEerHd53JHZHYnck9uuT",
+	"2J0u8EBU1ZLFGmT1ftrAFs3oWPrjRQL/Pg70W2f+iIkuINLIjXcKyVCilOnbEDxFnksvvUJkFElGpII5",
+	"6Hlc/nDXjHXrWMO2L5Ze+Sa28R2z2zG7HbP7uszux3lZ+Ss9lGhau5argk3LSf392cl2RoMvOtf38oBg",
+	"nZpRoL3jVmcfSY4wgsRDByHoooKOGAnQ+3cvsyCDbPifBFKDVys/Watf1fwltnDc6ixfi325tmOPCQ6M",
+	"6+NL7meEugqwpulR1g6uxk7a2yJW/sJnLOQ4ALzMDtlFTScV7HqZL2u8wgjs4vPdJcBsFMcUnAaUMJ+o",
+	"S2M+3rfKpBmmiSKuUwsQJsM5wkFAglVvjBem46725I/0rLgr1PiDx0gupwAuRbRkpgY9NE1XUMOcUN2d",
+	"FpoxVnuVXQSBU7zRsn+Bo/x5ynBquya0hwPw7qES4RGmDEILGUdkOCS+3C++VWVV7haeqIKgRA6/qmtZ",
+	"HSLzZVPQ74owfqtFGDWr3pVg/Au6pl0EgUPwlC60lp7XESOPPptP/TUeB+9IxKduxVw0THhUIrEO6URU",
+	"ChIOERVoQuLa9FVPs0hi75mraEdv7kRvEjiNMsXZSWpbfJ9QAC5fqu9RVFuokPfM0oFlS8gJz51XYOao",
+	"1JoNPavxWm6BteK5PD+NhydE+hUhDRRtIUM/IYPhbNKNntx0J+Qk6uDR9DQH4t9fvM3j+jcX9XZq2dd6",
+	"jHzg+701DUzdKiiYVP9KIWivs81QKVCc8FFChEDaLlx5w35WXe59vRZLPenSTp3W/0Z8OEQ4DNEgwROC",
+	"rvlA6JqdM0ImS9NNbFibsNE7azZ0STEo8ANXeSDgPZDFZD4dxYN42BmcBOfTQNy2T8dOJsjLOFH6qcBg",
+	"kzYlgXpnLfBupjE1ZYM6Lag1uHpFAuB1rJpOaByb5WRO2mLT8Bl9PDti8TWIhb5ODqGAw6hBJaDdg5AI",
+	"GLmSPhz5mPkkXBuf+ChrWxo3DmtUlMqtPAi7gGIUC+WNdUFCykamlclRlRBIegVOGHMiIT0WFB6E9FMa",
+	"EtnINdJQQQdLCbdgVNqR0ocnpfaUt0BLITLcDKdx5vDHstd8lwHbcCCrqLCigD4Oww0EJKiLsFzdeIbD",
+	"8P6qxi5k7kepKVBTGVZYsxPRvoqI5usba2mDOooaAppq9iAykBo4F8+yiK9NCJRJs7mKSGVpw+5NqKB2",
+	"+jDkMwWUPEthLBGFJUCKfcXRMRrwW8R1RWhBkin1CZTxQliiVbn3TNv6YogLmUV/PB0nZxeQp1mENBVM",
+	"zNTnzJkTUI5yJhAe8FSihMSYJuKwZnnHQsLFRkjZRDQ+gm/nxCRdtM/1FakY/8lTI6fOEJBXKKfNc/EW",
+	"DI6LySDRr/Amyfw5muKEEnGIXonRh7TV6pwq6o0S7Y0cx+F8hchXlQlyvqLOsk7wuO10jX7iFAd78OSN",
+	"zYbdcd/HCVE7mvIwjXRBsNkmBH15TscdUX8Mor6QGHGDhNK26QMReD143aCBxbzJkK05jhN435kTifaK",
+	"6inizCdZDuUm8hJyTXyp1Fml3OZRxYG3vyyKoMAitpII+WEoMTSmDGLG9ZXa7BQePPJgxyJ3LHLHIu/F",
+	"InduMn+pwIR1zBv0oswHprZaZN60V2hFO4+Vr+axspOJH0EmzvA7u1U2KmC9RLzOI2RbniB15GHj0bQ2",
+	"hnapbOtc9G0k+9W3dNnl2fR6PLxEuqNP96RPO4HkLyaQrKKcRhyZkkTo7JIbySRZt9WCSdZs97Z0L0Kg",
+	"V8imaoXXsw47Oe5OrzsnNzIYHPud2U0yGC3ErptQjXVvQs4GvmRs8RWmDIUUQr0rFqVj4U24N/dx2Ngo",
+	"QivHip1I9bVEKvdmOtQhJwe1hKucDDyQhJVNkL8tjQkO5fjTUkp1YSw9nVYLzcY0JDrxtz4LMG+kjFE2",
+	"OkSvOVKoQ5jMUi9XkLHfYL57E7DMCMIn9Vm7nrtujd9N8f6uKEX8NIGsHn9+LMYATglTMI4TPnDdTC/n",
+	"QpLI8Jzw6LPPA7Kc07xNByH1UWLj33UoPvhEQSg+YSRQtGmCJAdnT57QEWU4RO/fvXyKCJQy9FSDwyEP",
+	"Qz4jgVfrrH+F1i8pm9wpQN9dxpYC9b9pQrZl7NHQt4cMB+yg0EttYF1Hki5NrgY2gbz+uiC6uYIN/K/j",
+	"2/75f02WxQYEZCWlivDtS8JGctzoHXdA31Nba/Qa/+/Pi4N/4YNPrYPz/sHHzyfN486X/5UzSCETcHzV",
+	"1MuaeOtLW6bHCkHrlSllvl0HPCM/YAkOcK1T/3R8Gn0aRNNZd/Lk9Dqe+KwrnRrpkV5C0WgL0sGYC9k7",
+	"Ozk5LmTmWD2wTtShFGvwgnJMxcYr8J8rDNb/XwNSBOU8bidAfg8C5EbemstanUMroMz6LlmYqUNlPgcv",
+	"9F5jJKIn9uQiMYL0WcGxuD4b35xeDzrt4ekw6rZF6/RT6Yx4Elh3q3bn+AR4ORmZS9PWzpsrk41ngkDu",
+	"eJrBIoo2iKix134nRH8VITrKqK5lUuZAavAp0/JBpGYzdi4wF1hOXW/5R1vhZh7zlhnuUYkGxOcREY7b",
+	"+/4humBzxHVicYklqesCn7PQb84Jfsf+duwvZ39flbGV13Z61TrvtVq9VqvA2LIAhVwG3hJfK8QrGFqw",
+	"i1j4diIWMkq9mjtqriQT6i9PKvZK/w6eMWOC3iY8InJMUoEkuZWI3MZcgJ8IeBphWdecY8ZdryypaY7i",
+	"ENMiiW78G/rt+cu34NfUNw9xoi+5xCG6gn9/u7p6i+wvhx/Yv6Grf759XtkBHFVI8oFV/Ahmkn//oFb2",
+	"ofEFtVudJx9YY4lG2j598uRJp326qHUu3KEyJDX40J5iFwqcrcPW4cn+t2FSctYaZedWaVZyaff6Yibv",
+	"bN0SnNUCpFBeBDGOQs5GpjAJ4glkraNTUswmYgqfBKZ7VVYRaPBWLeu15gD3fgKx/iUFMaGfkV39HZDd",
+	"Oh5siuOYEfv1PN5qpxJ4JJ5Zl6G4h7A07UjpPHeK07YVJwAwwoUSnM5thkNC+pTqVZ0wY6wwjO1u37d/",
+	"+3amioc3VdS+citNAm+dUR7ELuBgyhqvqndEzebQAMyCI56YFLxQdkwnb86CEKryNe55zhX0nqL3lwhw",
+	"21YyQ5yFc1uCzEnNK5DnUIDYxumnTNJQ5xrLAjFEFs+A9rDUEQ6zMWGQEzLUijsV+03VjdlhSeA10WxM",
+	"/bF9zXKlm0PbqC95387kPUUY2XiJfP6Q4KmGhhcQM/QhglprUO8YqF2fKOzxEGeoABCwKGAkeRgeDBNC",
+	"muZpBiom8wQ9wwwHVMlMsK6maV8Z96EwxxyBbv2TyGuOYhaYvtkOeOJUkcs3tMw1rkzo7+getyFFXiCd",
+	"d6GJD+83t2Ncj8C4dkUFvmtXuZocUmmaQLTrup+QYlCU0jDVZ5LZB9CewuiBEo0Tgv2xAkwTRXSkaZwO",
+	"5qEk2G+ibutYm7ZnVJC65o53BAeUESF2Diz6/FWvGvNc6hN7z/AU01CdykpDRQbm1c4vWdHg9SaKX+B7",
+	"AUzRdNJBg9LUmSjYI/QoQd52ERn0gO9sgy0oRLtC2T9Y1o/NamWrDdepfV25gtoUJEfYJaabCtTfqZJb",
+	"rnICIHZJkUPgsgOqabWBTEQ5TVtuvdmRqh2p+nFI1c7O9fB2rhrkaaWFK2v7IOatbPTcNceVB7PPD1On",
+	"LA0oX16gLFvbrj7ZD1qf7DEuh4vC27wmkodhf5gQ0l9MLLZMf8r9xzIDZm6aXOI+9hTyZBuzbOZnAm/A",
+	"1i7JaruUXfEw/DUhZGtZy0p2hjjmlEmwSOepToY8yZOzq7u/mETEcnk5BFbYOZ4Go6EcdoY37ZvW6clg",
+	"MLydToJigpOPlWlMqvKI2KX0dEYR7KySCiR5xJOEzxCWqN3C0dIkJR+XSw+dIGrf+qI7O79tdaPO2ZPb",
+	"cfd6qKSSbaQocX2XHjonycfaksUCLq3zjVrE+Z2b1LfjJrV4Og5NVmd9oA4bFVN/rVWsKujccuVqR52+",
+	"R+pUSKD0fZGnnf7z8PrPnejKSqHvapGmPIRqVEagXPRLRR1/vtxYrto/RZJPCBPOC7tIgSmCpqKaICF5",
+	"jGY8mUAkcJUpXTVbZkV/L7bgUVQwIv2cUMws8UtFomjJ6DQ6lrPWuNM5uxHJbTQVZ9H5rFMyI7356Rln",
+	"DNbj2pESroMeR2oxX4BgSV6iD45R6whPscSJOBqohRzGm5TqAGissc5qaO7u/gMZZlNReLdUJ1JTaoDb",
+	"sFxO2GF6HUzfMbeHZ25LUXwlA1PNHoRlqYFr5/4C6nfnxF/ZHbyjW1P9OyTSmCRTKuw51IbEg3sx/cVI",
+	"yM6d6Lt2J1pCqxyBVv0PDP1aVF0bj7uajpnRtkPMKsNxXygRWpEy87Tw+z+u0N7z4JfLiyaakoQOqToD",
+	"XYHPOzqckTA8mDA+Y0fXs4k4VDfa29c/a8/WTBJ3nJiIsDI6iQYkCGDIfLmH6O84pNpX1LOPe31BlP4r",
+	"PLTX7qrux6etVhMFZIjTUKLzVqsiWfgzeD1Uu75S4P+qBdXLG2n0zlutDVTvCWE53b13nXRAx0avQea/",
+	"jwf/6dM39Pdf//X83dV/Xb4QLyIZ/+vZi9MXkbh9QWc0+C2cvbjm9DIM3r9grUMy//1T8I8Xqk/bP/59",
+	"+OqXX2/U934nZIPo11bw379v4H4JO3tnNrNMvYDl7tIb/pWIrL67VnOR5v5WkVpNl3yTz0xR2ErSdglp",
+	"4zE6PQjoiBr/dkOHXL/QJsICeW/fXF6hI2MwE0efrelM0fLChB4KOBHWK979yb7Jxgm/hhfUMZZoQELO",
+	"RkAAGbe+8YfoakwhaRm0x3KsG1+myYigy1/+EGhAhjzROc5MpwPh81i/VWlnmz3vP/5/9q6uN3kbCv8V",
+	"i5uBlJcW+s1d121XrTaVqjdT1RhyCi7BSW2nFFX89ynHTrDzUWADlenltsUn9on9+OSxz3Nk2oDG7IhH",
+	"AfgkidPnHLdPT3vEd3rd1hcrmp82wblo+S194dRkTjBJOEAAQY/AO4i59tkoAkmixKrTzrhUNAzR9C/S",
+	"dYIEHlQxLPr9/qV982i1+FaU3opSqz2aTWLlzsYaEjCN1TO+q0bveL0r+PARMwGy6jcd55r++wsy3Wos",
+	"+Oj8ojt5iQcwH4AEJSYj2vj6HpJFZsebloR1JkPNhmCMOlNt7/eHA9zXw31fUaGKAJrGkSnQUJ5BkrUF",
+	"PDqwX7EVrK+95jy0niQroNR/VoD5KVfvgUPbPYf27k7UuhWzglOzf74Tbs1+wPIoqLyGj7AE0eqP52/o",
+	"cK2sFfYYNXgDaJPfdfSU/hElTjlJuB4nBC766HiTMJ0lukQIv03uQSahkj3iRxOfNHk0y4I6CPyWR3zG",
+	"h5EQMFS+R3z4GNNEYlmt5gmZiYiPsDOyhf9MYSTwdVKmbw7QnnNrVdFs3l8dinrWB74emMlCpZiIyiqq",
+	"8aNT9ibUQyVQLYJ0dv7v8A0HtEM2VOAb17lYXsNZ1eUdpLOnO0g2bzagmks+rtfzSB2EkxiJJiTmgv9X",
+	"VHhgDbbJGiAS0SKmBrAqcIzYEPNANokaszZfhYzZbw7JLVtObume7Xtyy5RJua3Mls5FhspTHNbVZdzt",
+	"SjrrvL6dvJ7DPL68elMfc5xl1uXslZkw60NyPpEPMf33xPQWkuRIlqPWGtF8jlY7iYwz6yaOd3OoPxsD",
+	"oALEdaLGjd7fT2nchvnxlT29RXEWm1Mkzeyc5+G2T+JIKDzs+UqDHGND46dq0VvMShSUB7JA1LaXHrk2",
+	"/G9j4ZVkciCKQyCzcUQSCfWnWV4WnTDDYkvLvqaxK4ynqPPDiN7oFS3Nh0NGGS+N5NV+ynb6hiZLuyAw",
+	"d31E+nf9o7u7vmUgl2wsG3gYp80kGYCaAfCChIIuuZqXPHO6ZJUYKZv9k8MPxaZgarmqiEwpn6cjZTHD",
+	"M8ClrV/T/abKyD0kuE5JyKRC92R1F+03mAQM+BCqvUPFcMz4yCNxIoZjKjNfTSnXE8RIBFkGXa2IstHO",
+	"8W+3N8trlAJGTCoN4/hV5UgP2S7Lb2uWbT4WTxXy65plO1X3P1dMsCL9FWVvJyuuYEy7gVNFNyMtfhGG",
+	"7sDCsOrXN06CsN3CSleqeQhinr5Wk8Z3hSdasFhu/wcL0+jNqOHY5XjtWWPJM1csCkGHEwisEhZ2W13D",
+	"osLlIhqA9DKFS5xnsS6CMoG5bcFoSSyeFv8EAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -29,7 +29,6 @@ var statusOf = map[string]int{
 	service.TypeNotFound:         http.StatusNotFound,
 	"method_not_allowed":         http.StatusMethodNotAllowed,
 	service.TypeConflict:         http.StatusConflict,
-	"already_verified":           http.StatusConflict,
 	"idempotency_key_in_use":     http.StatusConflict,
 	"request_too_large":          http.StatusRequestEntityTooLarge,
 	"unsupported_media_type":     http.StatusUnsupportedMediaType,

@@ -21,6 +21,16 @@ func (s *Server) CreateVerification(ctx context.Context, req gen.CreateVerificat
 	return gen.CreateVerification201JSONResponse(verificationOut(v)), nil
 }
 
+// CreateProjectVerification sends a code to a phone number for a verification of the project,
+// which belongs to no account (Surge's POST /verifications).
+func (s *Server) CreateProjectVerification(ctx context.Context, req gen.CreateProjectVerificationRequestObject) (gen.CreateProjectVerificationResponseObject, error) {
+	v, err := s.verifications.Create(ctx, principal(ctx).ProjectID, "", req.Body.PhoneNumber)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateProjectVerification201JSONResponse(verificationOut(v)), nil
+}
+
 // GetVerification returns one verification.
 func (s *Server) GetVerification(ctx context.Context, req gen.GetVerificationRequestObject) (gen.GetVerificationResponseObject, error) {
 	v, err := s.verifications.Get(ctx, principal(ctx).ProjectID, req.Id)

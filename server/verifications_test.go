@@ -145,15 +145,48 @@ var _ = Describe("Verifications", func() {
 		Expect(t.get("/verifications/" + v["id"].(string)).JSON()).To(HaveKeyWithValue("status", "expired"))
 	})
 
-	It("answers 409 already_verified to a check of a verified verification, counting no attempt", func() {
+	It("answers 200 already_verified to a check of a verified verification, counting no attempt", func() {
 		v, _, code := t.startVerification(acct)
 		id := v["id"].(string)
 		Expect(t.check(id, code).JSON()).To(HaveKeyWithValue("result", "ok"))
-		r := t.check(id, code)
-		Expect(r).To(HaveError(http.StatusConflict, "already_verified"))
-		Expect(r.Header.Get("X-Should-Retry")).To(Equal("false"))
-		Expect(t.check(id, wrong(code))).To(HaveError(http.StatusConflict, "already_verified"))
+		for _, c := range []string{code, wrong(code)} {
+			r := t.check(id, c)
+			Expect(r).To(HaveStatus(http.StatusOK))
+			Expect(r.JSON()).To(SatisfyAll(HaveKeyWithValue("result", "already_verified"),
+				HaveKeyWithValue("verification", SatisfyAll(HaveKeyWithValue("status", "verified"),
+					HaveKeyWithValue("attempt_count", BeNumerically("==", 1))))))
+		}
 		Expect(t.get("/verifications/" + id).JSON()).To(HaveKeyWithValue("attempt_count", BeNumerically("==", 1)))
+	})
+
+	Describe("without an account (POST /verifications, as Surge SDKs up to 0.44 call it)", func() {
+		It("sends the code from the verification sender, answers 201 pending, and checks it as any other", func() {
+			handset := newHandset()
+			r := t.post("/verifications", map[string]any{"phone_number": handset})
+			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+			v := r.JSON()
+			Expect(v).To(SatisfyAll(HaveKeyWithValue("phone_number", handset), HaveKeyWithValue("status", "pending"),
+				HaveKeyWithValue("attempt_count", BeNumerically("==", 0))))
+			code := receivedCode(handset)
+			Expect(outbox(handset)[0].From).To(Equal("+18335550000"))
+			id := v["id"].(string)
+			Expect(t.get("/verifications/" + id).JSON()).To(Equal(v))
+			Expect(t.check(id, wrong(code)).JSON()).To(HaveKeyWithValue("result", "incorrect"))
+			Expect(t.check(id, code).JSON()).To(HaveKeyWithValue("result", "ok"))
+			Expect(t.check(id, code).JSON()).To(HaveKeyWithValue("result", "already_verified"))
+			var account *string
+			Expect(st.DB().Raw(`SELECT account_id FROM verifications WHERE id = ?`, id).Row().Scan(&account)).To(Succeed())
+			Expect(account).To(BeNil(), "the verification belongs to the project, not to an account")
+		})
+
+		It("keeps it from other projects and refuses a malformed number", func() {
+			r := t.post("/verifications", map[string]any{"phone_number": newHandset()})
+			Expect(r).To(HaveStatus(http.StatusCreated))
+			o := newTenant()
+			Expect(o.get("/verifications/" + r.JSON()["id"].(string))).To(HaveError(http.StatusNotFound, "not_found"))
+			Expect(t.post("/verifications", map[string]any{"phone_number": "4155550123"})).To(HaveFieldError("phone_number"))
+			Expect(t.post("/verifications", map[string]any{})).To(HaveFieldError("phone_number"))
+		})
 	})
 
 	It("counts concurrent checks one by one: three wrong codes at once exhaust it exactly", func() {

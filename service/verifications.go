@@ -26,8 +26,6 @@ const (
 	VerificationTTL = 10 * time.Minute
 	// MaxWrongCodes is how many wrong codes exhaust a verification.
 	MaxWrongCodes = 3
-	// TypeAlreadyVerified answers a check of a verified verification (409).
-	TypeAlreadyVerified = "already_verified"
 )
 
 // Outcomes of a code check.
@@ -36,6 +34,9 @@ const (
 	CheckIncorrect = "incorrect"
 	CheckExhausted = "exhausted"
 	CheckExpired   = "expired"
+	// CheckAlreadyVerified answers a check of a verification that is already verified (200, as
+	// the Surge SDK's types have it), which changes nothing.
+	CheckAlreadyVerified = "already_verified"
 )
 
 // verificationSecret names the installation secret that keys the codes' hashes (and seals a code
@@ -129,18 +130,24 @@ func (v *Verifications) sender(ctx context.Context) (*store.PhoneNumber, error) 
 	return n, err
 }
 
-// Create sends a new code to a phone number for one of the project's accounts.
+// Create sends a new code to a phone number for one of the project's accounts, or for the
+// project itself when accountID is empty (Surge's POST /verifications: the code goes out from the
+// installation's verification sender either way, so no account is needed to send it).
 func (v *Verifications) Create(ctx context.Context, projectID, accountID, phone string) (*store.Verification, error) {
 	phone, err := NormalizeE164(phone)
 	if err != nil {
 		return nil, Invalid("phone_number", ErrNotE164.Error())
 	}
-	acct, err := v.cfg.Store.GetAccount(ctx, projectID, accountID)
-	if err != nil {
-		return nil, err
-	}
-	if acct.ArchivedAt != nil {
-		return nil, Errorf(TypeAccountArchived, "the account is archived and cannot send messages")
+	var account *string
+	if accountID != "" {
+		acct, err := v.cfg.Store.GetAccount(ctx, projectID, accountID)
+		if err != nil {
+			return nil, err
+		}
+		if acct.ArchivedAt != nil {
+			return nil, Errorf(TypeAccountArchived, "the account is archived and cannot send messages")
+		}
+		account = &acct.ID
 	}
 	if _, err := v.sender(ctx); err != nil {
 		return nil, err
@@ -159,7 +166,7 @@ func (v *Verifications) Create(ctx context.Context, projectID, accountID, phone 
 		return nil, err
 	}
 	now := v.now()
-	ver := &store.Verification{ID: store.NewID(store.PrefixVerification), ProjectID: projectID, AccountID: accountID,
+	ver := &store.Verification{ID: store.NewID(store.PrefixVerification), ProjectID: projectID, AccountID: account,
 		PhoneNumber: phone, Status: store.VerificationPending, CreatedAt: now, ExpiresAt: now.Add(VerificationTTL), UpdatedAt: now}
 	ver.CodeHash = mac(key, ver.ID, code)
 	err = v.cfg.Store.Tx(ctx, func(tx *store.Store) error {
@@ -188,8 +195,8 @@ func (v *Verifications) Get(ctx context.Context, projectID, id string) (*store.V
 
 // Check checks a code and returns the outcome with the verification as it now is. Every check
 // counts in attempt_count; the third wrong code exhausts the verification (and answers
-// exhausted, as every later check does); a check after the expiry answers expired; a verified
-// verification answers 409 already_verified.
+// exhausted, as every later check does); a check after the expiry answers expired; a check of a
+// verified verification answers already_verified and counts no attempt.
 func (v *Verifications) Check(ctx context.Context, projectID, id, code string) (string, *store.Verification, error) {
 	key, err := v.secret(ctx)
 	if err != nil {
@@ -205,7 +212,8 @@ func (v *Verifications) Check(ctx context.Context, projectID, id, code string) (
 			return err
 		}
 		if ver.Status == store.VerificationVerified {
-			return Errorf(TypeAlreadyVerified, "the verification %s is already verified", id)
+			result, out = CheckAlreadyVerified, ver
+			return nil
 		}
 		now := v.now()
 		ver.AttemptCount++

@@ -21,9 +21,10 @@ const (
 // Verification is a phone-number verification by a code sent to the number. The code itself is
 // never stored: CodeHash is its keyed hash.
 type Verification struct {
-	ID           string
-	ProjectID    string
-	AccountID    string
+	ID        string
+	ProjectID string
+	// AccountID is nil for a verification of the project started without an account.
+	AccountID    *string
 	PhoneNumber  string
 	CodeHash     []byte
 	Status       string
