@@ -215,8 +215,17 @@ type NumberQuery struct {
 	Type string
 	// AreaCode is a 3-digit area code (for toll-free, the prefix such as 833); optional.
 	AreaCode string
+	// Near, for local numbers, asks for numbers near a place, nearest first; optional. With an
+	// empty Country, numbers of either country may be offered. An adapter that cannot place its
+	// numbers answers ErrNearUnsupported.
+	Near *Location
 	// Limit caps the answer; 0 means the adapter's default.
 	Limit int
+}
+
+// Location is a point on the Earth, in decimal degrees (WGS 84).
+type Location struct {
+	Latitude, Longitude float64
 }
 
 // AvailableNumber is a number that can be provisioned.
@@ -232,6 +241,8 @@ var (
 	ErrNumberUnavailable = errors.New("carriers: number not available")
 	// ErrPortInOnly means the number can only be ported in (toll-free 800 numbers).
 	ErrPortInOnly = errors.New("carriers: number available only by port-in")
+	// ErrNearUnsupported means the inventory cannot search numbers near a place (NumberQuery.Near).
+	ErrNearUnsupported = errors.New("carriers: the inventory cannot search numbers near a place")
 )
 
 // CampaignRegistry is the capability to register messaging campaigns with the carriers. Verdicts

@@ -40,7 +40,7 @@ func (s *Server) PurchasePhoneNumber(ctx context.Context, req gen.PurchasePhoneN
 	b := req.Body
 	n, err := s.numbers.Purchase(ctx, principal(ctx).ProjectID, req.AccountId, service.Purchase{
 		Number: deref(b.PhoneNumber), AreaCode: deref(b.AreaCode), Type: string(deref(b.Type)), Country: string(deref(b.Country)),
-		Name: b.Name,
+		Latitude: b.Latitude, Longitude: b.Longitude, Name: b.Name,
 	})
 	if err != nil {
 		return nil, err

@@ -211,6 +211,41 @@ var _ = Describe("Phone numbers", func() {
 			Entry("a Canadian number", map[string]any{"country": "CA", "area_code": "514"}, `^\+1514555\d{4}$`),
 		)
 
+		DescribeTable("infers the type and buys the nearest number to a place, as Surge's purchase does",
+			func(body map[string]any, pattern, typ, country string) {
+				n := t.buyNumber(account, body)
+				Expect(n["number"]).To(MatchRegexp(pattern))
+				Expect(n["type"]).To(Equal(typ))
+				held, err := st.HeldNumber(context.Background(), n["number"].(string))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(held.Country).To(Equal(country))
+			},
+			Entry("a toll-free prefix without a type: toll-free", map[string]any{"area_code": "888"}, `^\+1888555\d{4}$`, "toll_free", "US"),
+			Entry("a local area code without a type: local", map[string]any{"area_code": "206"}, `^\+1206555\d{4}$`, "local", "US"),
+			Entry("a place in Oakland: Oakland's 510", map[string]any{"latitude": 37.8044, "longitude": -122.2712}, `^\+1510555\d{4}$`, "local", "US"),
+			Entry("a place in Toronto without a country: Toronto's 416", map[string]any{"latitude": 43.70, "longitude": -79.42}, `^\+1416555\d{4}$`, "local", "CA"),
+			Entry("a place in Toronto in the US: Buffalo's 716", map[string]any{"latitude": 43.70, "longitude": -79.42, "country": "US"}, `^\+1716555\d{4}$`, "local", "US"),
+			Entry("a place with type local", map[string]any{"latitude": 47.61, "longitude": -122.33, "type": "local"}, `^\+1206555\d{4}$`, "local", "US"),
+		)
+
+		DescribeTable("refuses a place that is not one, naming the field",
+			func(body map[string]any, field string) {
+				Expect(t.post("/accounts/"+account+"/phone_numbers", body)).To(HaveFieldError(field))
+			},
+			Entry("latitude without longitude", map[string]any{"latitude": 37.8}, "longitude"),
+			Entry("longitude without latitude", map[string]any{"longitude": -122.27}, "latitude"),
+			Entry("a latitude past the pole", map[string]any{"latitude": 91, "longitude": 0}, "latitude"),
+			Entry("a longitude past the antimeridian", map[string]any{"latitude": 0, "longitude": -181}, "longitude"),
+			Entry("a place for a toll-free number", map[string]any{"latitude": 37.8, "longitude": -122.27, "type": "toll_free"}, "latitude"),
+			Entry("a place with an exact number", map[string]any{"latitude": 37.8, "longitude": -122.27, "phone_number": "+15105550150"}, "latitude"),
+		)
+
+		It("refuses the 800 prefix without a type as a toll-free number that only port-in brings", func() {
+			r := t.post("/accounts/"+account+"/phone_numbers", map[string]any{"area_code": "800"})
+			Expect(r).To(HaveError(http.StatusUnprocessableEntity, "number_not_available"))
+			Expect(r.JSON()["error"]).To(HaveKeyWithValue("detail", HaveKeyWithValue("reason", "port_in_only")))
+		})
+
 		It("buys the exact number asked for, with the name given", func() {
 			want := t.available(account, "type=local&area_code=617&limit=3")[2]
 			n := t.buyNumber(account, map[string]any{"phone_number": want, "name": "Front desk"})

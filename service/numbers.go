@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/nyaruka/phonenumbers"
@@ -74,20 +75,51 @@ const (
 type NumberSearch struct {
 	// Type is "local" or "toll_free".
 	Type string
-	// Country is "US" (the default) or "CA".
+	// Country is "US" (the default, except near a place: either) or "CA".
 	Country string
 	// AreaCode narrows local numbers to an area code, toll-free ones to a prefix.
 	AreaCode string
+	// Near orders local numbers nearest to a place first.
+	Near *carriers.Location
 	// Limit caps the answer. Defaults to 25.
 	Limit int
 }
 
-// Purchase says which number to buy: exactly Number, or the first available one of Type
-// (default local) in AreaCode and Country (default US).
+// Purchase says which number to buy: exactly Number, or the first available one of Type in
+// AreaCode and Country (default US), or the nearest available one to Latitude and Longitude
+// (given together; either country unless Country says). Without Type, a toll-free prefix as
+// AreaCode means toll_free, anything else local.
 type Purchase struct {
 	Number, AreaCode, Type, Country string
+	Latitude, Longitude             *float64
 	// Name defaults to the number in its national format, "(415) 555-0100".
 	Name *string
+}
+
+// tollFreePrefixes are the area codes of toll-free numbers: a purchase by one of them without a
+// type is a toll-free purchase (800, which only port-in brings, included, to be refused as such).
+var tollFreePrefixes = []string{"800", "833", "844", "855", "866", "877", "888"}
+
+// near checks a purchase's place and infers its type: latitude and longitude come together and
+// select local numbers.
+func (p *Purchase) near() (*carriers.Location, error) {
+	switch {
+	case p.Latitude == nil && p.Longitude == nil:
+		if p.Type == "" && slices.Contains(tollFreePrefixes, p.AreaCode) {
+			p.Type = store.NumberTollFree
+		}
+		return nil, nil
+	case p.Longitude == nil:
+		return nil, Invalid("longitude", "is required with latitude")
+	case p.Latitude == nil:
+		return nil, Invalid("latitude", "is required with longitude")
+	case p.Number != "":
+		return nil, Invalid("latitude", "cannot be combined with phone_number")
+	case p.Type == store.NumberTollFree:
+		return nil, Invalid("latitude", "selects local numbers; toll-free numbers have no place")
+	}
+	p.Type = store.NumberLocal
+	return &carriers.Location{Latitude: *p.Latitude, Longitude: *p.Longitude}, nil
 }
 
 // NumberPatch changes a number; nil fields are left alone.
@@ -111,13 +143,14 @@ func (n *Numbers) Available(ctx context.Context, projectID, accountID string, q 
 }
 
 func (n *Numbers) search(ctx context.Context, inv carriers.NumberInventory, q NumberSearch) ([]carriers.AvailableNumber, error) {
-	if q.Country == "" {
+	if q.Country == "" && q.Near == nil {
 		q.Country = "US"
 	}
 	if q.Limit <= 0 {
 		q.Limit = defaultSearchLimit
 	}
-	found, err := inv.SearchNumbers(ctx, carriers.NumberQuery{Country: q.Country, Type: q.Type, AreaCode: q.AreaCode, Limit: q.Limit})
+	found, err := inv.SearchNumbers(ctx, carriers.NumberQuery{Country: q.Country, Type: q.Type, AreaCode: q.AreaCode,
+		Near: q.Near, Limit: q.Limit})
 	if err != nil {
 		return nil, inventoryError(err, "")
 	}
@@ -150,6 +183,10 @@ func (n *Numbers) Purchase(ctx context.Context, projectID, accountID string, p P
 	if p.Type == store.NumberShortCode {
 		return nil, Errorf(TypeShortCodePurchase, "short codes cannot be purchased through the API; the operator provisions them")
 	}
+	near, err := p.near()
+	if err != nil {
+		return nil, err
+	}
 	a, err := n.cfg.Store.GetAccount(ctx, projectID, accountID)
 	if err != nil {
 		return nil, err
@@ -161,7 +198,7 @@ func (n *Numbers) Purchase(ctx context.Context, projectID, accountID string, p P
 	if err != nil {
 		return nil, err
 	}
-	candidates, err := n.candidates(ctx, inv, p)
+	candidates, err := n.candidates(ctx, inv, p, near)
 	if err != nil {
 		return nil, err
 	}
@@ -180,19 +217,22 @@ func (n *Numbers) Purchase(ctx context.Context, projectID, accountID string, p P
 		typ = store.NumberLocal
 	}
 	where := ""
-	if p.AreaCode != "" {
+	switch {
+	case p.AreaCode != "":
 		where = " in area code " + p.AreaCode
+	case near != nil:
+		where = " near that place"
 	}
 	return nil, Errorf(TypeNumberNotAvailable, "no %s number is available%s", typeWords(typ), where)
 }
 
 // candidates are the numbers a purchase may take, best first.
-func (n *Numbers) candidates(ctx context.Context, inv carriers.NumberInventory, p Purchase) ([]carriers.AvailableNumber, error) {
+func (n *Numbers) candidates(ctx context.Context, inv carriers.NumberInventory, p Purchase, near *carriers.Location) ([]carriers.AvailableNumber, error) {
 	if p.Number == "" {
 		if p.Type == "" {
 			p.Type = store.NumberLocal
 		}
-		return n.search(ctx, inv, NumberSearch{Type: p.Type, Country: p.Country, AreaCode: p.AreaCode, Limit: purchaseCandidates})
+		return n.search(ctx, inv, NumberSearch{Type: p.Type, Country: p.Country, AreaCode: p.AreaCode, Near: near, Limit: purchaseCandidates})
 	}
 	if p.AreaCode != "" {
 		return nil, Invalid("area_code", "cannot be combined with phone_number")
@@ -429,6 +469,8 @@ func inventoryError(err error, number string) error {
 		return Errorf(TypeNumberNotAvailable, "%s is not available", number)
 	case errors.Is(err, carriers.ErrNumberUnavailable):
 		return Errorf(TypeNumberNotAvailable, "the number is not available")
+	case errors.Is(err, carriers.ErrNearUnsupported):
+		return Errorf("carrier_unsupported", "the carrier cannot search numbers near a place; give an area_code")
 	}
 	return err
 }

@@ -21,6 +21,8 @@ import (
 //     search offers DefaultAreaCodes in order.
 //   - Toll-free numbers: +1 PPP 555 01XX for PPP in TollFreePrefixes, offered in both countries.
 //   - Anything in the 800 prefix is refused with carriers.ErrPortInOnly.
+//   - A local search near a place (NumberQuery.Near) offers the area codes of areaCodePlaces
+//     nearest first.
 var (
 	// TollFreePrefixes are the prefixes the simulator sells toll-free numbers in.
 	TollFreePrefixes = []string{"833", "844", "855", "866", "877", "888"}
@@ -46,10 +48,14 @@ func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]
 		return nil, carriers.ErrPortInOnly
 	}
 	country := q.Country
-	if country == "" {
+	near := q.Near != nil && q.Type == "local"
+	switch {
+	case country == "" && near && q.AreaCode != "":
+		country = areaCodeCountry(q.AreaCode)
+	case country == "" && !near:
 		country = "US"
 	}
-	if country != "US" && country != "CA" {
+	if country != "US" && country != "CA" && !(country == "" && near) {
 		return []carriers.AvailableNumber{}, nil
 	}
 	var prefixes []string
@@ -58,15 +64,24 @@ func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]
 		prefixes = TollFreePrefixes
 	case q.Type == "toll_free" && slices.Contains(TollFreePrefixes, q.AreaCode):
 		prefixes = []string{q.AreaCode}
+	case q.Type == "local" && q.AreaCode == "" && near:
+		prefixes = nearestAreaCodes(country, q.Near.Latitude, q.Near.Longitude)
 	case q.Type == "local" && q.AreaCode == "":
 		prefixes = DefaultAreaCodes[country]
 	case q.Type == "local" && areaCodeCountry(q.AreaCode) == country:
 		prefixes = []string{q.AreaCode}
 	}
 	var candidates []string
+	countryOf := map[string]string{}
 	for _, p := range prefixes {
+		c := country
+		if c == "" {
+			c = areaCodeCountry(p)
+		}
 		for i := range 100 {
-			candidates = append(candidates, fmt.Sprintf("+1%s55501%02d", p, i))
+			n := fmt.Sprintf("+1%s55501%02d", p, i)
+			candidates = append(candidates, n)
+			countryOf[n] = c
 		}
 	}
 	var taken []string
@@ -86,7 +101,7 @@ func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]
 			break
 		}
 		if !slices.Contains(taken, n) {
-			out = append(out, carriers.AvailableNumber{Number: n, Country: country, Type: q.Type})
+			out = append(out, carriers.AvailableNumber{Number: n, Country: countryOf[n], Type: q.Type})
 		}
 	}
 	return out, nil

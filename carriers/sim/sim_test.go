@@ -50,6 +50,26 @@ var _ = Describe("The simulated inventory", func() {
 		Entry("outside the US and Canada", carriers.NumberQuery{Country: "GB", Type: "local"}),
 	)
 
+	DescribeTable("offers local numbers near a place, nearest area code first",
+		func(ctx SpecContext, country string, lat, lon float64, want []string) {
+			q := carriers.NumberQuery{Country: country, Type: "local", Near: &carriers.Location{Latitude: lat, Longitude: lon}, Limit: 101}
+			found := first(ctx, q)
+			Expect(found[0]).To(Equal(want[0]))
+			Expect(found[100]).To(Equal(want[1]), "the next area code follows the first one's 100 numbers")
+		},
+		Entry("Oakland: 510, then San Francisco's 415", "US", 37.80, -122.27, []string{"+15105550100 US", "+14155550100 US"}),
+		Entry("Brooklyn: Manhattan's 212, then Jersey City's 201", "US", 40.68, -73.94, []string{"+12125550100 US", "+12015550100 US"}),
+		Entry("Toronto without a country: 416 in Canada, then Buffalo's 716", "", 43.70, -79.42, []string{"+14165550100 CA", "+17165550100 US"}),
+		Entry("Toronto in Canada: 416, then London's 519", "CA", 43.70, -79.42, []string{"+14165550100 CA", "+15195550100 CA"}),
+		Entry("Toronto in the US: Buffalo's 716, then Cleveland's 216", "US", 43.70, -79.42, []string{"+17165550100 US", "+12165550100 US"}),
+	)
+
+	It("locates only area codes of the country the numbering plan gives them", func() {
+		for code, want := range sim.AreaCodeCountries() {
+			Expect(sim.AreaCodeCountry(code)).To(Equal(want), "area code %s", code)
+		}
+	})
+
 	It("skips provisioned numbers, and caps an unlimited search at 25", func(ctx SpecContext) {
 		Expect(carrier.ProvisionNumber(ctx, "+15125550100")).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) { Expect(carrier.ReleaseNumber(ctx, "+15125550100")).To(Succeed()) })

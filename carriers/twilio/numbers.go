@@ -1,11 +1,14 @@
 package twilio
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,15 +34,24 @@ var unavailableCodes = map[int]bool{
 	21452: true, // no phone numbers found
 }
 
-// availableNumber is an entry of an AvailablePhoneNumbers answer.
+// availableNumber is an entry of an AvailablePhoneNumbers answer. Twilio gives a local number's
+// place as decimal strings (empty when it has none).
 type availableNumber struct {
 	PhoneNumber string `json:"phone_number"`
 	ISOCountry  string `json:"iso_country"`
+	Latitude    string `json:"latitude"`
+	Longitude   string `json:"longitude"`
 }
+
+// nearDistanceMiles is how far from NumberQuery.Near Twilio is asked to look (its Distance, in
+// miles; Twilio's default is 25, which leaves rural places without numbers).
+const nearDistanceMiles = 100
 
 // SearchNumbers lists numbers Twilio offers: GET
 // /Accounts/{AccountSid}/AvailablePhoneNumbers/{Country}/Local.json (or TollFree.json) with
-// AreaCode and PageSize. Toll-free numbers outside 833 to 888 are left out.
+// AreaCode and PageSize, and for a local search near a place NearLatLong and Distance, the answer
+// then sorted nearest first by the places Twilio gives. Toll-free numbers outside 833 to 888 are
+// left out.
 func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]carriers.AvailableNumber, error) {
 	if q.AreaCode == portInPrefix {
 		return nil, carriers.ErrPortInOnly
@@ -69,6 +81,10 @@ func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]
 		if ac != "" {
 			query.Set("AreaCode", ac)
 		}
+		if q.Near != nil && q.Type == "local" {
+			query.Set("NearLatLong", strconv.FormatFloat(q.Near.Latitude, 'f', -1, 64)+","+strconv.FormatFloat(q.Near.Longitude, 'f', -1, 64))
+			query.Set("Distance", strconv.Itoa(nearDistanceMiles))
+		}
 		var res struct {
 			Numbers []availableNumber `json:"available_phone_numbers"`
 		}
@@ -78,6 +94,9 @@ func (c *Carrier) SearchNumbers(ctx context.Context, q carriers.NumberQuery) ([]
 				return []carriers.AvailableNumber{}, nil // a country Twilio has no numbers in
 			}
 			return nil, err
+		}
+		if q.Near != nil && q.Type == "local" {
+			sortNearest(res.Numbers, *q.Near)
 		}
 		for _, n := range res.Numbers {
 			if len(out) == limit {
@@ -146,3 +165,19 @@ func (c *Carrier) ReleaseNumber(ctx context.Context, number string) error {
 }
 
 var _ carriers.NumberInventory = (*Carrier)(nil)
+
+// sortNearest orders numbers nearest to a place first; a number without a place goes last.
+func sortNearest(numbers []availableNumber, near carriers.Location) {
+	distance := func(n availableNumber) float64 {
+		lat, err1 := strconv.ParseFloat(n.Latitude, 64)
+		lon, err2 := strconv.ParseFloat(n.Longitude, 64)
+		if err1 != nil || err2 != nil {
+			return math.Inf(1)
+		}
+		// An equirectangular approximation orders points well at the distances asked for.
+		x := (lon - near.Longitude) * math.Cos((lat+near.Latitude)/2*math.Pi/180)
+		y := lat - near.Latitude
+		return x*x + y*y
+	}
+	slices.SortStableFunc(numbers, func(a, b availableNumber) int { return cmp.Compare(distance(a), distance(b)) })
+}

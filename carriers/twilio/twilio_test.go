@@ -199,6 +199,17 @@ var _ = Describe("Twilio numbers", func() {
 		Expect(found).To(HaveEach(HaveField("Number", HavePrefix("+1833"))))
 	})
 
+	It("asks for local numbers near a place with NearLatLong and offers them nearest first", func(ctx SpecContext) {
+		found, err := carrier.SearchNumbers(ctx, carriers.NumberQuery{Type: "local",
+			Near: &carriers.Location{Latitude: 37.8, Longitude: -122.27}, Limit: 150})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found).To(HaveLen(150))
+		Expect(found[0].Number).To(HavePrefix("+1510"), "Oakland's numbers before San Francisco's")
+		Expect(found[100].Number).To(HavePrefix("+1415"))
+		Expect(found).To(HaveEach(HaveField("Country", "US")))
+		Expect(fake.Violations()).To(BeEmpty())
+	})
+
 	It("offers nothing in a country Twilio has no numbers in", func(ctx SpecContext) {
 		Expect(carrier.SearchNumbers(ctx, carriers.NumberQuery{Country: "ZZ", Type: "local"})).To(BeEmpty())
 	})

@@ -8,11 +8,13 @@ package twiliotest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -286,12 +288,54 @@ func inInventory(number string) bool {
 	return regexp.MustCompile(`^\+1[2-9]\d{2}55501\d{2}$`).MatchString(number)
 }
 
+// places locates the fake's area codes the way Twilio's answer does, as decimal strings; a local
+// search near a place offers them nearest first, and the others not at all.
+var places = map[string][2]string{"415": {"37.77", "-122.42"}, "510": {"37.80", "-122.27"}, "212": {"40.71", "-74.01"}, "312": {"41.88", "-87.63"}}
+
+var (
+	nearLatLong = regexp.MustCompile(`^-?\d{1,2}(\.\d+)?,-?\d{1,3}(\.\d+)?$`)
+	distance    = regexp.MustCompile(`^\d{1,3}$`)
+)
+
+// nearestPlaces are the located area codes within 100 miles of "lat,long", farthest first (Twilio
+// does not promise an order; the adapter sorts).
+func nearestPlaces(near string) []string {
+	lat, lon, _ := strings.Cut(near, ",")
+	la, _ := strconv.ParseFloat(lat, 64)
+	lo, _ := strconv.ParseFloat(lon, 64)
+	type ranked struct {
+		code string
+		d    float64
+	}
+	var in []ranked
+	for code, at := range places {
+		pla, _ := strconv.ParseFloat(at[0], 64)
+		plo, _ := strconv.ParseFloat(at[1], 64)
+		if d := math.Hypot(pla-la, (plo-lo)*math.Cos(la*math.Pi/180)) * 69; d <= 100 {
+			in = append(in, ranked{code, d})
+		}
+	}
+	slices.SortFunc(in, func(a, b ranked) int { return cmp.Compare(b.d, a.d) })
+	out := make([]string, len(in))
+	for i, r := range in {
+		out[i] = r.code
+	}
+	return out
+}
+
 func (f *Fake) available(w http.ResponseWriter, r *http.Request, country, kind string) {
 	q := r.URL.Query()
 	for k := range q {
-		if k != "AreaCode" && k != "PageSize" {
+		if k != "AreaCode" && k != "PageSize" && k != "NearLatLong" && k != "Distance" {
 			f.violate("GET AvailablePhoneNumbers: unknown parameter %s", k)
 		}
+	}
+	near, hasNear := q.Get("NearLatLong"), q.Has("NearLatLong")
+	if hasNear && (kind != "Local" || !nearLatLong.MatchString(near)) {
+		f.violate("GET AvailablePhoneNumbers: NearLatLong %q is not latitude,longitude of a Local search", near)
+	}
+	if d := q.Get("Distance"); q.Has("Distance") && (!hasNear || !distance.MatchString(d)) {
+		f.violate("GET AvailablePhoneNumbers: Distance %q is not 0 to 500 miles with NearLatLong", d)
 	}
 	if country != "US" && country != "CA" {
 		apiError(w, http.StatusNotFound, 20404, "The requested resource was not found")
@@ -307,6 +351,8 @@ func (f *Fake) available(w http.ResponseWriter, r *http.Request, country, kind s
 	switch {
 	case kind == "TollFree" && prefixes[0] == "":
 		prefixes = tollFreePrefixes
+	case kind == "Local" && prefixes[0] == "" && hasNear:
+		prefixes = nearestPlaces(near)
 	case kind == "Local" && prefixes[0] == "":
 		prefixes = []string{"415"}
 	case kind == "TollFree" && !slices.Contains(tollFreePrefixes, prefixes[0]):
@@ -321,8 +367,12 @@ func (f *Fake) available(w http.ResponseWriter, r *http.Request, country, kind s
 		for i := 0; i < 100 && len(list) < size; i++ {
 			n := fmt.Sprintf("+1%s55501%02d", p, i)
 			if f.owned[n] == nil {
-				list = append(list, map[string]any{"phone_number": n, "friendly_name": n, "iso_country": country,
-					"capabilities": map[string]bool{"voice": true, "SMS": true, "MMS": true}})
+				entry := map[string]any{"phone_number": n, "friendly_name": n, "iso_country": country,
+					"capabilities": map[string]bool{"voice": true, "SMS": true, "MMS": true}}
+				if at, ok := places[p]; ok && kind == "Local" {
+					entry["latitude"], entry["longitude"] = at[0], at[1]
+				}
+				list = append(list, entry)
 			}
 		}
 	}
