@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -26,13 +25,12 @@ func (s *Server) serveFile(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ct := "application/octet-stream"
-	if a.ContentType != nil && *a.ContentType != "" {
-		ct = *a.ContentType
+	f := storedFile{Name: a.ID, Data: a.Data}
+	if a.ContentType != nil {
+		f.ContentType = *a.ContentType
 	}
-	h := c.Response().Header()
-	h.Set("Cache-Control", "private, max-age=300")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Disposition", "inline")
-	return c.Blob(http.StatusOK, ct, a.Data)
+	if a.FetchedAt != nil {
+		f.Modified = *a.FetchedAt
+	}
+	return serveStored(c, f)
 }

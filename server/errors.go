@@ -33,6 +33,7 @@ var statusOf = map[string]int{
 	"request_too_large":          http.StatusRequestEntityTooLarge,
 	"unsupported_media_type":     http.StatusUnsupportedMediaType,
 	"range_not_satisfiable":      http.StatusRequestedRangeNotSatisfiable,
+	"precondition_failed":        http.StatusPreconditionFailed,
 	service.TypeValidation:       http.StatusUnprocessableEntity,
 	"idempotency_key_reused":     http.StatusUnprocessableEntity,
 	"opted_out":                  http.StatusUnprocessableEntity,
@@ -143,10 +144,6 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if status == http.StatusConflict {
 		c.Response().Header().Set("X-Should-Retry", "false")
-	}
-	if c.Request().Method == http.MethodHead {
-		_ = c.NoContent(status)
-		return
 	}
 	if werr := c.JSON(status, errorBody{Error: errorObject{Type: apiErr.Type, Message: apiErr.Message, Detail: apiErr.Detail}}); werr != nil {
 		s.log.Debug("write error response", "err", werr)

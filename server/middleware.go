@@ -33,17 +33,18 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		elapsed := time.Since(start)
 		status := c.Response().Status
 		op := s.operationOf(c)
-		s.metrics.requests.WithLabelValues(op, c.Request().Method, strconv.Itoa(status)).Inc()
-		s.metrics.latency.WithLabelValues(op, c.Request().Method).Observe(elapsed.Seconds())
+		method := methodOf(c.Request())
+		s.metrics.requests.WithLabelValues(op, method, strconv.Itoa(status)).Inc()
+		s.metrics.latency.WithLabelValues(op, method).Observe(elapsed.Seconds())
 		p := principal(c.Request().Context())
 		if p.KeyID != "" {
 			s.apiLogs.record(store.APILog{
 				ProjectID: p.ProjectID, KeyID: p.KeyID, RequestID: requestID(c),
-				Method: c.Request().Method, Path: c.Request().URL.Path, Status: status,
+				Method: method, Path: c.Request().URL.Path, Status: status,
 				DurationMicros: elapsed.Microseconds(), CreatedAt: start.UTC(),
 			})
 		}
-		s.log.Debug("request", "request_id", requestID(c), "method", c.Request().Method,
+		s.log.Debug("request", "request_id", requestID(c), "method", method,
 			"path", c.Request().URL.Path, "status", status, "duration", elapsed, "key_id", p.KeyID)
 		return nil
 	}

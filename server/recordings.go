@@ -1,14 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/switchboard/switchboard/gen"
-	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -56,7 +53,7 @@ func (s *Server) GetRecordingFile(ctx context.Context, req gen.GetRecordingFileR
 
 // serveRecording is the public route behind signed recording URLs (GET
 // /files/recordings/{token}), outside the contract: whoever holds an unexpired URL gets the audio
-// without an API key. http.ServeContent answers Range requests (206) and conditional ones.
+// without an API key.
 func (s *Server) serveRecording(c echo.Context) error {
 	r, err := s.voice.OpenRecording(c.Request().Context(), c.Param("token"))
 	if err != nil {
@@ -66,37 +63,5 @@ func (s *Server) serveRecording(c echo.Context) error {
 	if r.ContentType == "audio/wav" || r.ContentType == "audio/wave" || r.ContentType == "audio/x-wav" {
 		name += ".wav"
 	}
-	h := c.Response().Header()
-	h.Set("Content-Type", r.ContentType)
-	h.Set("Cache-Control", "private, max-age=300")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Disposition", `inline; filename="`+name+`"`)
-	w := &unsatisfiable{ResponseWriter: c.Response()}
-	http.ServeContent(w, c.Request(), name, r.CreatedAt, bytes.NewReader(r.Data))
-	if w.refused {
-		return service.Errorf("range_not_satisfiable", "the Range header asks for no byte of the %d the file has", len(r.Data))
-	}
-	return nil
-}
-
-// unsatisfiable stands in for the response while http.ServeContent serves a file: it lets a 416
-// (a Range outside the file) through as an error in the envelope instead of ServeContent's text.
-type unsatisfiable struct {
-	http.ResponseWriter
-	refused bool
-}
-
-func (u *unsatisfiable) WriteHeader(status int) {
-	if status == http.StatusRequestedRangeNotSatisfiable {
-		u.refused = true
-		return
-	}
-	u.ResponseWriter.WriteHeader(status)
-}
-
-func (u *unsatisfiable) Write(b []byte) (int, error) {
-	if u.refused {
-		return len(b), nil
-	}
-	return u.ResponseWriter.Write(b)
+	return serveStored(c, storedFile{Name: name, ContentType: r.ContentType, Modified: r.CreatedAt, Data: r.Data})
 }

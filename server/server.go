@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -238,8 +239,66 @@ func (s *Server) operationOf(c echo.Context) string {
 	return "unknown"
 }
 
-// ServeHTTP makes the Server an http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+// ServeHTTP makes the Server an http.Handler. HEAD is served wherever GET is (RFC 9110 §9.3.2):
+// the request goes through the stack as its GET (routing, authentication, validation, handler)
+// and the answer keeps the GET's status and headers, Content-Length included, without the body.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodHead {
+		s.echo.ServeHTTP(w, r)
+		return
+	}
+	get := r.WithContext(context.WithValue(r.Context(), headKey{}, true))
+	get.Method = http.MethodGet
+	hw := &headWriter{ResponseWriter: w}
+	s.echo.ServeHTTP(hw, get)
+	hw.finish()
+}
+
+// headKey marks the context of a HEAD request served as its GET.
+type headKey struct{}
+
+// methodOf is a request's method as the client sent it: HEAD for a HEAD served as its GET.
+func methodOf(r *http.Request) string {
+	if head, _ := r.Context().Value(headKey{}).(bool); head {
+		return http.MethodHead
+	}
+	return r.Method
+}
+
+// headWriter answers a HEAD request from what its GET writes: it holds the status back, counts
+// the body instead of sending it, and sends the status with the body's Content-Length at the end.
+type headWriter struct {
+	http.ResponseWriter
+	status int
+	size   int
+}
+
+func (h *headWriter) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+
+func (h *headWriter) Write(b []byte) (int, error) {
+	if h.status == 0 {
+		h.status = http.StatusOK
+	}
+	h.size += len(b)
+	return len(b), nil
+}
+
+// Flush does nothing: the status and headers leave once the whole body is counted.
+func (h *headWriter) Flush() {}
+
+func (h *headWriter) finish() {
+	if h.status == 0 {
+		return
+	}
+	if hdr := h.Header(); hdr.Get("Content-Length") == "" && h.size > 0 && hdr.Get("Transfer-Encoding") == "" {
+		hdr.Set("Content-Length", strconv.Itoa(h.size))
+	}
+	h.ResponseWriter.WriteHeader(h.status)
+}
 
 // FlushLogs writes every API log recorded so far; tests and `switchboard logs` rely on it.
 func (s *Server) FlushLogs() { s.apiLogs.flush() }

@@ -334,6 +334,36 @@ var _ = Describe("Voice", func() {
 			Expect(b[44:]).NotTo(Equal(make([]byte, dataLen)), "a tone, not silence")
 		})
 
+		It("serves the audio inline with nosniff and a sandboxing CSP; HEAD answers the same headers", func() {
+			for _, method := range []string{http.MethodGet, http.MethodHead} {
+				r := anonymous().request(method, path, nil)
+				Expect(r).To(HaveStatus(http.StatusOK), method)
+				Expect(r.Header.Get("Content-Type")).To(Equal("audio/wav"), method)
+				Expect(r.Header.Get("Content-Length")).To(Equal("48044"), method)
+				Expect(r.Header.Get("Content-Disposition")).To(Equal(`inline; filename=`+recordingID+`.wav`), method)
+				Expect(r.Header.Get("X-Content-Type-Options")).To(Equal("nosniff"), method)
+				Expect(r.Header.Get("Content-Security-Policy")).To(Equal("default-src 'none'; sandbox"), method)
+			}
+			Expect(anonymous().request(http.MethodHead, path, nil).Body).To(BeEmpty())
+		})
+
+		DescribeTable("serves a recording of an active or unknown type as a download, never rendered",
+			func(contentType, data string) {
+				Expect(st.DB().Exec(`UPDATE recordings SET content_type = ?, data = ? WHERE id = ?`, contentType, []byte(data), recordingID).Error).To(Succeed())
+				r := anonymous().get(path)
+				Expect(r).To(HaveStatus(http.StatusOK))
+				Expect(r.Header.Get("Content-Type")).To(Equal("application/octet-stream"))
+				Expect(r.Header.Get("Content-Disposition")).To(HavePrefix("attachment;"))
+				Expect(r.Header.Get("X-Content-Type-Options")).To(Equal("nosniff"))
+				Expect(r.Header.Get("Content-Security-Policy")).To(Equal("default-src 'none'; sandbox"))
+				Expect(string(r.Body)).To(Equal(data))
+			},
+			Entry("HTML", "text/html", "<script>alert(1)</script>"),
+			Entry("SVG", "image/svg+xml", `<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`),
+			Entry("an XML audio type", "audio/x-playlist+xml", `<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>`),
+			Entry("none", "", "<script>alert(1)</script>"),
+		)
+
 		It("answers a Range request with 206 and the bytes asked for", func() {
 			full := anonymous().get(path).Body
 			r := anonymous().get(path, "Range", "bytes=8-11")

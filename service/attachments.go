@@ -100,16 +100,56 @@ func (m *Messages) fetchAttachment(ctx context.Context, rawURL string) (string, 
 	if len(data) > MaxAttachmentBytes {
 		return "", nil, &errAttachment{"larger than 5 MiB"}
 	}
-	ct := resp.Header.Get("Content-Type")
-	if ct == "" || strings.HasPrefix(ct, "application/octet-stream") {
-		if sniffed := http.DetectContentType(data); !strings.HasPrefix(sniffed, "application/octet-stream") {
-			ct = sniffed
+	return StoredMediaType(resp.Header.Get("Content-Type"), data), data, nil
+}
+
+// octetStream is the media type of bytes whose type is unknown or not trusted.
+const octetStream = "application/octet-stream"
+
+// inlineImages are the raster image types a browser may show inline. SVG is not one of them: an
+// SVG document runs script.
+var inlineImages = map[string]bool{
+	"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true, "image/avif": true, "image/bmp": true,
+}
+
+// InlineMediaType reports whether a stored file of contentType is inert enough for a browser to
+// show inline on the API's origin: a raster image, audio, video or a PDF. It returns the bare
+// media type (lower case, without parameters) to serve it as. Everything else (HTML, SVG, XML,
+// scripts, style sheets, text, unknown types) is served as a download, never rendered.
+func InlineMediaType(contentType string) (string, bool) {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return "", false
+	}
+	kind, sub, _ := strings.Cut(mt, "/")
+	switch {
+	case strings.HasSuffix(sub, "+xml"):
+		// Browsers render any */*+xml as an XML document, which can carry script.
+		return "", false
+	case kind == "image":
+		return mt, inlineImages[mt]
+	case kind == "audio", kind == "video", mt == "application/pdf":
+		return mt, true
+	}
+	return "", false
+}
+
+// StoredMediaType is the media type to record for a fetched file: the type its server declared,
+// normalized, or, when it declared none (or application/octet-stream), what its bytes look like,
+// but only an inert type (InlineMediaType): bytes that look like HTML or XML are never recorded
+// as such. A declared type that does not parse is recorded as application/octet-stream.
+func StoredMediaType(declared string, data []byte) string {
+	mt, params, err := mime.ParseMediaType(declared)
+	if err != nil || mt == octetStream {
+		if sniffed, ok := InlineMediaType(http.DetectContentType(data)); ok {
+			return sniffed
 		}
+		return octetStream
 	}
-	if ct == "" {
-		ct = "application/octet-stream"
+	if ct := mime.FormatMediaType(mt, params); ct != "" {
+		return ct
 	}
-	return ct, data, nil
+	return octetStream
 }
 
 // fileSigner signs the public file URLs (/files/{token}) with an installation secret kept in the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -189,9 +188,7 @@ func (v *Voice) fetchRecording(ctx context.Context, carrier string, ev *carriers
 	if err != nil {
 		return nil, fmt.Errorf("service: fetch the recording of call %s from %s: %w", ev.CarrierID, carrier, err)
 	}
-	if a.ContentType == "" {
-		a.ContentType = http.DetectContentType(a.Data)
-	}
+	a.ContentType = StoredMediaType(a.ContentType, a.Data)
 	return &a, nil
 }
 
