@@ -207,6 +207,13 @@ func validationError(me openapi3.MultiError) *echo.HTTPError {
 		if errors.As(err, &tooLarge) && tooLarge.Code == http.StatusRequestEntityTooLarge {
 			return &echo.HTTPError{Code: http.StatusRequestEntityTooLarge}
 		}
+		var nul *nulError
+		if errors.As(err, &nul) {
+			for field, msg := range nul.fields {
+				add(field, msg)
+			}
+			continue
+		}
 		var reqErr *openapi3filter.RequestError
 		var parse *openapi3filter.ParseError
 		if errors.As(err, &reqErr) && reqErr.RequestBody != nil && errors.As(err, &parse) {

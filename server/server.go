@@ -1,18 +1,22 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -140,6 +144,7 @@ func New(cfg Config) (*Server, error) {
 		bodyLimits(),
 		s.authenticate,
 		s.rateLimit,
+		refuseUnstorableParams,
 		echomw.OapiRequestValidatorWithOptions(spec, &echomw.Options{
 			DoNotValidateServers: true,
 			// Unknown routes and methods go on to Echo's router, which answers 404, or 405 with
@@ -192,11 +197,23 @@ func dropUnusableRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 // of the string formats the contract uses and the JSON body decoder.
 var defineFormats sync.Once
 
-// strictJSONBody decodes a JSON request body as kin-openapi's own decoder does, but refuses
-// anything after the first value: `{"a":1}{"a":2}` is not JSON and answers 400 invalid_json.
+// strictJSONBody decodes a JSON request body as kin-openapi's own decoder does, but refuses what
+// encoding/json would let through:
+//   - anything after the first value: `{"a":1}{"a":2}` is not JSON (400 invalid_json);
+//   - bytes that are not UTF-8, and \u escapes of lone UTF-16 surrogates ("\ud800"), which
+//     encoding/json silently turns into U+FFFD, so that the client's text would be stored altered.
+//     JSON text is UTF-8 (RFC 8259 §8.1) and I-JSON (RFC 7493 §2.1), which the API's bodies are,
+//     allows no lone surrogate: 400 invalid_json, like any body that is not JSON;
+//   - NUL characters (\u0000) in any string or object key: PostgreSQL cannot store them in text
+//     and no field has a use for one. That is a 422 validation_error naming each field (a
+//     *nulError, which validationError reads), before anything reaches a handler or the store.
 func strictJSONBody(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
 	var v any
-	dec := json.NewDecoder(body)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
 		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
@@ -204,7 +221,133 @@ func strictJSONBody(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ open
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: errors.New("unexpected data after the JSON value")}
 	}
+	if !utf8.Valid(data) {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: errors.New("the body is not UTF-8")}
+	}
+	if err := loneSurrogate(data); err != nil {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
+	}
+	nul := &nulError{fields: map[string]string{}}
+	nul.find(v, "")
+	if len(nul.fields) > 0 {
+		return nil, nul
+	}
 	return v, nil
+}
+
+// loneSurrogate finds a \u escape of a UTF-16 surrogate that is not half of a pair in a JSON
+// text that decoded: in one, a backslash appears only in strings, always starting an escape.
+func loneSurrogate(data []byte) error {
+	hex4 := func(i int) rune {
+		if i+6 > len(data) || data[i] != '\\' || data[i+1] != 'u' {
+			return -1
+		}
+		n, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16)
+		if err != nil {
+			return -1
+		}
+		return rune(n)
+	}
+	for i := 0; i < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		r := hex4(i)
+		switch {
+		case r < 0:
+			i++ // a two-character escape such as \\ or \"
+		case r >= 0xd800 && r <= 0xdbff:
+			if low := hex4(i + 6); low < 0xdc00 || low > 0xdfff {
+				return fmt.Errorf("a \\u escape of a lone UTF-16 surrogate (%U)", r)
+			}
+			i += 11
+		case r >= 0xdc00 && r <= 0xdfff:
+			return fmt.Errorf("a \\u escape of a lone UTF-16 surrogate (%U)", r)
+		default:
+			i += 5
+		}
+	}
+	return nil
+}
+
+// nulError is a JSON body whose strings or keys hold NUL characters: each field path (as
+// validation_error names fields: "metadata.note", "attachments.0.url") with its message.
+type nulError struct{ fields map[string]string }
+
+func (e *nulError) Error() string {
+	return "NUL characters in " + strings.Join(slices.Sorted(maps.Keys(e.fields)), ", ")
+}
+
+// find records the fields of v, found at path, that hold a NUL character.
+func (e *nulError) find(v any, path string) {
+	switch v := v.(type) {
+	case string:
+		if strings.IndexByte(v, 0) >= 0 {
+			e.fields[orBody(path)] = "must not contain NUL characters"
+		}
+	case map[string]any:
+		for k, inner := range v {
+			if strings.IndexByte(k, 0) >= 0 {
+				// The key itself is not repeated in the answer: it is the offending text.
+				e.fields[orBody(path)] = "must not contain NUL characters in its keys"
+				continue
+			}
+			e.find(inner, joinField(path, k))
+		}
+	case []any:
+		for i, inner := range v {
+			e.find(inner, joinField(path, strconv.Itoa(i)))
+		}
+	}
+}
+
+// refuseUnstorableParams refuses, with 422 validation_error naming each, path and query
+// parameters and an Idempotency-Key header that hold a NUL character or are not UTF-8: such text
+// cannot be stored or looked up in PostgreSQL, and no parameter has a use for it.
+func refuseUnstorableParams(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		detail := map[string]any{}
+		check := func(field, v string) {
+			switch {
+			case strings.IndexByte(v, 0) >= 0:
+				detail[field] = []string{"must not contain NUL characters"}
+			case !utf8.ValidString(v):
+				detail[field] = []string{"must be UTF-8"}
+			}
+		}
+		values := c.ParamValues()
+		for i, name := range c.ParamNames() {
+			if i >= len(values) {
+				break
+			}
+			v := values[i]
+			if c.Request().URL.RawPath != "" {
+				// Echo routed on the escaped path (see echo.GetPath): its parameters are escaped,
+				// and the handler's binding unescapes them.
+				if unescaped, err := url.PathUnescape(v); err == nil {
+					v = unescaped
+				}
+			}
+			check(name, v)
+		}
+		for name, vs := range c.QueryParams() {
+			for _, v := range vs {
+				check(name, v)
+			}
+		}
+		check("Idempotency-Key", c.Request().Header.Get("Idempotency-Key"))
+		if len(detail) > 0 {
+			for field := range detail {
+				if strings.IndexByte(field, 0) >= 0 || !utf8.ValidString(field) {
+					// A parameter's name is echoed only when it is itself printable.
+					delete(detail, field)
+					detail["query"] = []string{"has a parameter name that is not storable text"}
+				}
+			}
+			return &service.Error{Type: service.TypeValidation, Message: "The request is invalid; see detail for each field.", Detail: detail}
+		}
+		return next(c)
+	}
 }
 
 // indexRoutes records each operation's Echo route, operationId and whether it is public.
