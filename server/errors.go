@@ -52,6 +52,15 @@ var statusOf = map[string]int{
 	"internal_error":             http.StatusInternalServerError,
 	service.TypeNotImplemented:   http.StatusNotImplemented,
 	"not_ready":                  http.StatusServiceUnavailable,
+
+	// A carrier callback's refusal (carrierRoute).
+	"forbidden": http.StatusForbidden,
+	// Written below the handlers, by the listener's connections (envelopeConn).
+	"invalid_request":               http.StatusBadRequest,
+	"expectation_failed":            http.StatusExpectationFailed,
+	"request_header_too_large":      http.StatusRequestHeaderFieldsTooLarge,
+	"unsupported_transfer_encoding": http.StatusNotImplemented,
+	"http_version_not_supported":    http.StatusHTTPVersionNotSupported,
 }
 
 // statusClientClosed records a request whose client disconnected before the answer.
@@ -142,8 +151,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 			"path", c.Request().URL.Path, "err", err)
 		apiErr = &service.Error{Type: "internal_error", Message: "An internal error occurred. Quote the X-Request-Id header when reporting it."}
 	}
+	h := c.Response().Header()
 	if status == http.StatusConflict {
-		c.Response().Header().Set("X-Should-Retry", "false")
+		h.Set("X-Should-Retry", "false")
+	}
+	// Whatever the failed handler had set for its own answer (a file's type and disposition)
+	// does not describe the envelope.
+	for _, name := range []string{echo.HeaderContentType, echo.HeaderContentLength, echo.HeaderContentDisposition, "Etag", echo.HeaderLastModified} {
+		h.Del(name)
 	}
 	if werr := c.JSON(status, errorBody{Error: errorObject{Type: apiErr.Type, Message: apiErr.Message, Detail: apiErr.Detail}}); werr != nil {
 		s.log.Debug("write error response", "err", werr)

@@ -67,21 +67,21 @@ func serveStored(c echo.Context, f storedFile) error {
 	case 0:
 		return nil
 	case http.StatusRequestedRangeNotSatisfiable:
-		h.Del(echo.HeaderContentDisposition)
 		return service.Errorf("range_not_satisfiable", "The Range header asks for no byte of the %d the file has.", len(f.Data))
 	case http.StatusPreconditionFailed:
-		h.Del(echo.HeaderContentDisposition)
 		return service.Errorf("precondition_failed", "The file does not match the request's If-Match or If-Unmodified-Since header.")
 	}
 	return fmt.Errorf("server: serve file %s: status %d", f.Name, w.refused)
 }
 
-// refusalCatcher stands in for the response while http.ServeContent serves a file: it holds back
-// an error status (a Range outside the file, a failed precondition) and its plain-text body, so
-// that the refusal leaves in the error envelope instead.
+// refusalCatcher stands in for the response while a net/http handler runs (http.ServeContent, a
+// carrier's callbacks): it holds back an error status and its plain-text body, so that the
+// refusal leaves in the error envelope instead.
 type refusalCatcher struct {
 	http.ResponseWriter
 	refused int
+	// text is the start of the refusal's body.
+	text []byte
 }
 
 func (u *refusalCatcher) WriteHeader(status int) {
@@ -94,6 +94,9 @@ func (u *refusalCatcher) WriteHeader(status int) {
 
 func (u *refusalCatcher) Write(b []byte) (int, error) {
 	if u.refused != 0 {
+		if room := 200 - len(u.text); room > 0 {
+			u.text = append(u.text, b[:min(room, len(b))]...)
+		}
 		return len(b), nil
 	}
 	return u.ResponseWriter.Write(b)

@@ -12,6 +12,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -37,7 +38,13 @@ type ListenConfig struct {
 	PlainAddr string
 	// TrustedProxies are the networks of TLS-terminating proxies.
 	TrustedProxies []netip.Prefix
+	// MaxHeaderBytes bounds a request's header (request line and fields); a larger one answers
+	// 431 request_header_too_large. Defaults to 1 MiB.
+	MaxHeaderBytes int
 }
+
+// handshakeTimeout bounds a TLS handshake and the reading of a request's header.
+const handshakeTimeout = 10 * time.Second
 
 // Serve runs the listeners until ctx is canceled, then shuts down gracefully.
 func (s *Server) Serve(ctx context.Context, cfg ListenConfig, ready func(tlsAddr, plainAddr string)) error {
@@ -49,16 +56,18 @@ func (s *Server) Serve(ctx context.Context, cfg ListenConfig, ready func(tlsAddr
 	if err != nil {
 		return fmt.Errorf("server: listen on %s: %w", cfg.Addr, err)
 	}
-	tlsServer := &http.Server{
-		Handler:           s,
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+	maxHeader := cfg.MaxHeaderBytes
+	if maxHeader <= 0 {
+		maxHeader = http.DefaultMaxHeaderBytes
 	}
+	tlsConfig := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	tlsServer := s.httpServer(s, maxHeader)
 	servers := []*http.Server{tlsServer}
 	g, gctx := errgroup.WithContext(ctx)
 	// The goroutine holds its own server: servers itself grows below, concurrently.
-	g.Go(func() error { return tlsServer.ServeTLS(ln, "", "") })
+	g.Go(func() error {
+		return tlsServer.Serve(&envelopeListener{Listener: ln, tls: tlsConfig, maxHeader: maxHeader})
+	})
 	plainAddr := ""
 	if cfg.PlainAddr != "" {
 		pln, err := net.Listen("tcp", cfg.PlainAddr)
@@ -67,9 +76,9 @@ func (s *Server) Serve(ctx context.Context, cfg ListenConfig, ready func(tlsAddr
 			return fmt.Errorf("server: listen on %s: %w", cfg.PlainAddr, err)
 		}
 		plainAddr = pln.Addr().String()
-		plain := &http.Server{Handler: HTTPSGuard(s, cfg.TrustedProxies), ReadHeaderTimeout: 10 * time.Second}
+		plain := s.httpServer(HTTPSGuard(s, cfg.TrustedProxies), maxHeader)
 		servers = append(servers, plain)
-		g.Go(func() error { return plain.Serve(pln) })
+		g.Go(func() error { return plain.Serve(&envelopeListener{Listener: pln, maxHeader: maxHeader}) })
 	}
 	if ready != nil {
 		ready(ln.Addr().String(), plainAddr)
@@ -89,6 +98,25 @@ func (s *Server) Serve(ctx context.Context, cfg ListenConfig, ready func(tlsAddr
 	return nil
 }
 
+// httpServer is the net/http server of a listener. It speaks HTTP/1.1 only: net/http answers
+// some requests itself, before any handler runs (a header over maxHeader: 431; a request that
+// is not HTTP/1.x: 400, 501, 505), and only over HTTP/1.x can the listener's connections put
+// those answers in the error envelope (envelopeConn). Over HTTP/2 the same refusals would leave
+// as net/http's plain text. The API's clients (the Surge SDKs, curl, load generators) speak
+// HTTP/1.1.
+func (s *Server) httpServer(h http.Handler, maxHeader int) *http.Server {
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	return &http.Server{
+		Handler:           h,
+		Protocols:         protocols,
+		ReadHeaderTimeout: handshakeTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    maxHeader,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
 // HTTPSGuard wraps the API for a plain-HTTP listener: only requests relayed by a trusted proxy
 // that received them over HTTPS get through; everything else answers 403 https_required.
 func HTTPSGuard(next http.Handler, trusted []netip.Prefix) http.Handler {
@@ -100,9 +128,12 @@ func HTTPSGuard(next http.Handler, trusted []netip.Prefix) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Request-Id", store.NewID("req")) // every response carries one (decisions §1)
 		w.WriteHeader(http.StatusForbidden)
-		_ = json.NewEncoder(w).Encode(errorBody{Error: errorObject{Type: "https_required", Message: "Use HTTPS: plain HTTP requests are refused."}})
+		_ = json.NewEncoder(w).Encode(errorBody{Error: errorObject{Type: "https_required", Message: httpsRequired}})
 	})
 }
+
+// httpsRequired is the message of https_required.
+const httpsRequired = "Use HTTPS: plain HTTP requests are refused."
 
 func fromTrustedProxy(r *http.Request, trusted []netip.Prefix) bool {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

@@ -297,7 +297,7 @@ var _ = Describe("Operations", func() {
 			Expect(certFile).To(BeAnExistingFile())
 		})
 
-		It("serves HTTPS, refuses plain HTTP on the TLS port and answers 403 on the plain listener", func() {
+		It("serves HTTPS, and answers plain HTTP with 403 https_required on the TLS port and on the plain listener", func() {
 			certFile, keyFile, _, err := server.EnsureSelfSignedCert(dir)
 			Expect(err).NotTo(HaveOccurred())
 			certPEM, err := os.ReadFile(certFile)
@@ -339,13 +339,14 @@ var _ = Describe("Operations", func() {
 			resp.Body.Close()
 			Expect(resp.StatusCode).To(Equal(http.StatusCreated))
 
-			By("not answering plain HTTP on the TLS port")
+			By("refusing plain HTTP on the TLS port with 403 https_required")
 			plainClient := &http.Client{Timeout: 5 * time.Second}
 			resp, err = plainClient.Get("http://" + a.tls + "/healthz")
-			if err == nil {
-				resp.Body.Close()
-				Expect(resp.StatusCode).To(Equal(http.StatusBadRequest))
-			}
+			Expect(err).NotTo(HaveOccurred())
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
+			Expect(decodeEnvelope(body)).To(HaveKeyWithValue("type", "https_required"))
 
 			By("refusing plain HTTP on the plain listener with 403 https_required")
 			resp, err = plainClient.Get("http://" + a.plain + "/accounts")

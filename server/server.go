@@ -169,10 +169,41 @@ func New(cfg Config) (*Server, error) {
 	e.GET("/files/:token", s.serveFile)
 	e.GET(strings.TrimSuffix(service.RecordingFilePath, "/")+"/:token", s.serveRecording)
 	for name, h := range cfg.CarrierRoutes {
-		e.Any("/carriers/"+name+"/*", echo.WrapHandler(h))
+		e.Any("/carriers/"+name+"/*", carrierRoute(name, h))
 	}
 	s.echo = e
 	return s, nil
+}
+
+// carrierRoute serves a carrier's callback handler. Its refusals (net/http's plain text: a wrong
+// method, a bad signature, "try again") leave in the error envelope with their status, as every
+// other answer does; a 5xx stays a 5xx, so that the carrier retries.
+func carrierRoute(name string, h http.Handler) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		w := &refusalCatcher{ResponseWriter: c.Response()}
+		h.ServeHTTP(w, c.Request())
+		if w.refused == 0 {
+			return nil
+		}
+		text := strings.TrimSpace(strings.ToValidUTF8(string(w.text), ""))
+		typ, ok := carrierRefusals[w.refused]
+		if !ok || w.refused >= http.StatusInternalServerError {
+			return fmt.Errorf("server: carrier %s answered %d: %s", name, w.refused, text)
+		}
+		return &service.Error{Type: typ, Message: "The " + name + " callback refused the request: " + text + "."}
+	}
+}
+
+// carrierRefusals are the error types of a carrier handler's 4xx answers; any other is a 500.
+var carrierRefusals = map[int]string{
+	http.StatusBadRequest:            "invalid_request",
+	http.StatusUnauthorized:          "forbidden",
+	http.StatusForbidden:             "forbidden",
+	http.StatusNotFound:              service.TypeNotFound,
+	http.StatusMethodNotAllowed:      "method_not_allowed",
+	http.StatusRequestEntityTooLarge: "request_too_large",
+	http.StatusUnsupportedMediaType:  "unsupported_media_type",
+	http.StatusUnprocessableEntity:   service.TypeValidation,
 }
 
 // dropUnusableRequestID discards a client's X-Request-Id that is too long or not plain visible

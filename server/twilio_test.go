@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -131,5 +132,17 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 		params := url.Values{"MessageSid": {"SM1"}, "From": {newHandset()}, "To": {number}, "Body": {"STOP"}}
 		Expect(fake.PostSigned(inboundURL, params, "").Status).To(Equal(http.StatusForbidden))
 		Expect(fake.PostSigned(inboundURL, params, twilio.Signature("not-the-token", inboundURL, params)).Status).To(Equal(http.StatusForbidden))
+		cb := fake.PostSigned(inboundURL, params, "")
+		Expect(decodeEnvelope([]byte(cb.Body))).To(HaveKeyWithValue("type", "forbidden"), "in the envelope, as every refusal")
+	})
+
+	It("answers a method the callbacks do not take, HEAD included, with 405 in the envelope", func() {
+		path := strings.TrimPrefix(inboundURL, "https://switchboard.test")
+		anonymous := t.withKey("")
+		Expect(anonymous.get(path)).To(HaveError(http.StatusMethodNotAllowed, "method_not_allowed"))
+		head := anonymous.request(http.MethodHead, path, nil)
+		Expect(head.Status).To(Equal(http.StatusMethodNotAllowed))
+		Expect(head.Body).To(BeEmpty())
+		Expect(anonymous.get(twilio.CallbackPath + "/nothing/here")).To(HaveError(http.StatusNotFound, "not_found"))
 	})
 })
