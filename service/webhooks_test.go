@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -254,27 +255,91 @@ var _ = Describe("Webhook delivery", func() {
 	})
 
 	Describe("SSRF guard", func() {
+		// One address inside each range of the IANA special-purpose registries that is not
+		// globally reachable (and a few neighbours that are), then public addresses.
 		DescribeTable("tells public addresses from the others",
 			func(addr string, public bool) {
 				Expect(service.PublicAddr(netip.MustParseAddr(addr))).To(Equal(public))
 			},
+			Entry("0.0.0.0/8 this network", "0.1.2.3", false),
+			Entry("0.0.0.0/32 this host", "0.0.0.0", false),
+			Entry("10.0.0.0/8 private", "10.1.2.3", false),
+			Entry("100.64.0.0/10 shared address space", "100.127.255.254", false),
+			Entry("127.0.0.0/8 loopback", "127.0.0.1", false),
+			Entry("127.0.0.0/8 loopback, elsewhere", "127.1.2.3", false),
+			Entry("169.254.0.0/16 link-local", "169.254.10.10", false),
+			Entry("169.254.169.254 cloud metadata", "169.254.169.254", false),
+			Entry("172.16.0.0/12 private", "172.31.255.1", false),
+			Entry("192.0.0.0/24 IETF protocol assignments", "192.0.0.200", false),
+			Entry("192.0.0.0/29 IPv4 service continuity", "192.0.0.1", false),
+			Entry("192.0.0.8/32 dummy", "192.0.0.8", false),
+			Entry("192.0.0.9/32 PCP anycast (the whole /24 is refused)", "192.0.0.9", false),
+			Entry("192.0.0.170/32 NAT64 discovery", "192.0.0.170", false),
+			Entry("192.0.2.0/24 TEST-NET-1", "192.0.2.1", false),
+			Entry("192.88.99.0/24 6to4 relay anycast", "192.88.99.1", false),
+			Entry("192.168.0.0/16 private", "192.168.1.1", false),
+			Entry("198.18.0.0/15 benchmarking", "198.19.255.1", false),
+			Entry("198.51.100.0/24 TEST-NET-2", "198.51.100.7", false),
+			Entry("203.0.113.0/24 TEST-NET-3", "203.0.113.9", false),
+			Entry("224.0.0.0/4 multicast", "239.255.255.250", false),
+			Entry("240.0.0.0/4 reserved", "250.1.2.3", false),
+			Entry("255.255.255.255/32 limited broadcast", "255.255.255.255", false),
+			Entry("::/128 unspecified", "::", false),
+			Entry("::1/128 loopback", "::1", false),
+			Entry("::/96 IPv4-compatible", "::10.0.0.1", false),
+			Entry("::/96 IPv4-compatible, of a public address", "::93.184.216.34", false),
+			Entry("::ffff:0:0/96 IPv4-mapped loopback", "::ffff:127.0.0.1", false),
+			Entry("::ffff:0:0/96 IPv4-mapped, of a public address", "::ffff:93.184.216.34", false),
+			Entry("::ffff:0:0:0/96 IPv4-translated", "::ffff:0:a00:1", false),
+			Entry("64:ff9b::/96 NAT64 of a private address", "64:ff9b::10.0.0.1", false),
+			Entry("64:ff9b::/96 NAT64 of loopback", "64:ff9b::7f00:1", false),
+			Entry("64:ff9b:1::/48 local-use NAT64", "64:ff9b:1::93.184.216.34", false),
+			Entry("100::/64 discard-only", "100::1", false),
+			Entry("100:0:0:1::/64 dummy prefix", "100:0:0:1::1", false),
+			Entry("2001::/23 IETF protocol assignments", "2001:1ff::1", false),
+			Entry("2001:1::1/128 PCP anycast (the whole /23 is refused)", "2001:1::1", false),
+			Entry("2001::/32 Teredo of loopback", "2001:0:4136:e378:8000:63bf:80ff:fffe", false),
+			Entry("2001::/32 Teredo", "2001:0:5ef5:79fd:0:59d:a0e5:ba1", false),
+			Entry("2001:2::/48 benchmarking", "2001:2::1", false),
+			Entry("2001:3::/32 AMT", "2001:3::1", false),
+			Entry("2001:4:112::/48 AS112-v6", "2001:4:112::1", false),
+			Entry("2001:10::/28 ORCHID", "2001:10::1", false),
+			Entry("2001:20::/28 ORCHIDv2", "2001:20::1", false),
+			Entry("2001:30::/28 drone remote ID", "2001:30::1", false),
+			Entry("2001:db8::/32 documentation", "2001:db8::1", false),
+			Entry("2002::/16 6to4 of loopback", "2002:7f00:1::1", false),
+			Entry("2002::/16 6to4 of a public address", "2002:5db8:d822::1", false),
+			Entry("3fff::/20 documentation", "3fff:fff::1", false),
+			Entry("5f00::/16 segment routing", "5f00::1", false),
+			Entry("fc00::/7 unique-local", "fc00::1", false),
+			Entry("fc00::/7 unique-local, fd", "fd12:3456::1", false),
+			Entry("fd00:ec2::254 AWS metadata", "fd00:ec2::254", false),
+			Entry("fe80::/10 link-local", "fe80::1", false),
+			Entry("fe80::/10 link-local with a zone", "fe80::1%eth0", false),
+			Entry("fec0::/10 site-local", "fec0::1", false),
+			Entry("ff00::/8 multicast", "ff02::1", false),
+			Entry("ff00::/8 global multicast", "ff0e::1", false),
 			Entry("public IPv4", "93.184.216.34", true),
+			Entry("public IPv4 next to a refused range", "100.128.0.1", true),
+			Entry("public IPv4 next to benchmarking", "198.20.0.1", true),
+			Entry("public IPv4 below multicast", "223.255.255.254", true),
 			Entry("public IPv6", "2606:2800:220:1:248:1893:25c8:1946", true),
-			Entry("loopback", "127.0.0.1", false),
-			Entry("loopback elsewhere in 127/8", "127.1.2.3", false),
-			Entry("IPv6 loopback", "::1", false),
-			Entry("RFC 1918 10/8", "10.1.2.3", false),
-			Entry("RFC 1918 172.16/12", "172.20.0.1", false),
-			Entry("RFC 1918 192.168/16", "192.168.1.1", false),
-			Entry("cloud metadata", "169.254.169.254", false),
-			Entry("link-local", "169.254.10.10", false),
-			Entry("IPv6 link-local", "fe80::1", false),
-			Entry("unique-local", "fd12:3456::1", false),
-			Entry("unspecified", "0.0.0.0", false),
-			Entry("carrier-grade NAT", "100.64.0.1", false),
-			Entry("IPv4-mapped loopback", "::ffff:127.0.0.1", false),
-			Entry("NAT64 of a private address", "64:ff9b::10.0.0.1", false),
-			Entry("NAT64 of a public address", "64:ff9b::93.184.216.34", true),
+			Entry("public IPv6 next to the IETF block", "2001:200::1", true),
+			Entry("64:ff9b::/96 NAT64 of a public address", "64:ff9b::93.184.216.34", true),
+		)
+
+		DescribeTable("refuses to connect to a literal address of a refused range, before connecting",
+			func(rawURL string) {
+				_, err := service.NewWebhookClient(false, 5*time.Second).Get(rawURL)
+				var refused *service.RefusedTargetError
+				Expect(errors.As(err, &refused)).To(BeTrue(), "%v", err)
+			},
+			Entry("6to4", "http://[2002:7f00:1::1]:8080/hook"),
+			Entry("Teredo", "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook"),
+			Entry("IPv4-mapped", "http://[::ffff:127.0.0.1]:8080/hook"),
+			Entry("NAT64 of loopback", "http://[64:ff9b::7f00:1]/hook"),
+			Entry("benchmarking", "http://198.18.0.1/hook"),
+			Entry("shared address space", "http://100.64.0.1/hook"),
 		)
 
 		It("refuses loopback targets when private targets are not allowed, on the resolved address at connect time", func() {
