@@ -246,11 +246,17 @@ var (
 )
 
 // CampaignRegistry is the capability to register messaging campaigns with the carriers. Verdicts
-// arrive later through the Reporter.
+// arrive later through the Reporter. A registry that cannot do one of these (an import by TCR id,
+// a toll-free verification, a withdrawal) answers ErrUnsupported.
 type CampaignRegistry interface {
 	Carrier
 	SubmitCampaign(ctx context.Context, c CampaignSubmission) error
 	SubmitTollFreeVerification(ctx context.Context, c TollFreeSubmission) error
+	// WithdrawCampaign withdraws what was submitted under reference (a campaign, cpn_…, or a
+	// toll-free verification, tfc_…), whatever its state: a pending review ends without a verdict
+	// and an approved one stops carrying traffic at the carrier. Withdrawing a reference that is
+	// unknown or withdrawn already is no error.
+	WithdrawCampaign(ctx context.Context, reference string) error
 }
 
 // CampaignSubmission is a 10DLC campaign to register.

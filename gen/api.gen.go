@@ -199,6 +199,36 @@ func (e CampaignAttachmentStatus) Valid() bool {
 	}
 }
 
+// Defines values for CampaignDeactivatedEventType.
+const (
+	CampaignDeactivated CampaignDeactivatedEventType = "campaign.deactivated"
+)
+
+// Valid indicates whether the value is a known member of the CampaignDeactivatedEventType enum.
+func (e CampaignDeactivatedEventType) Valid() bool {
+	switch e {
+	case CampaignDeactivated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignDeactivatedEventDataStatus.
+const (
+	CampaignDeactivatedEventDataStatusDeactivated CampaignDeactivatedEventDataStatus = "deactivated"
+)
+
+// Valid indicates whether the value is a known member of the CampaignDeactivatedEventDataStatus enum.
+func (e CampaignDeactivatedEventDataStatus) Valid() bool {
+	switch e {
+	case CampaignDeactivatedEventDataStatusDeactivated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CampaignInclude.
 const (
 	CampaignIncludeAgeGated      CampaignInclude = "age_gated"
@@ -1729,6 +1759,40 @@ type CampaignApprovedEventDataStatus string
 
 // CampaignAttachmentStatus State of a phone number's attachment to a campaign: `attachment_pending` until the campaign is `active`, then `attached`; `detached` when the campaign was rejected.
 type CampaignAttachmentStatus string
+
+// CampaignDeactivatedEvent Webhook `campaign.deactivated`: A campaign was deactivated (through the API, or with its archived account) and withdrawn from the carrier's registry.
+type CampaignDeactivatedEvent struct {
+	// AccountId TypeID of an account: `acct_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
+	//
+	// Example: acct_01jtp4dsdq6de56aa0tfm2e5b3
+	AccountId AccountId `json:"account_id"`
+
+	// Data Data of `campaign.deactivated`.
+	Data CampaignDeactivatedEventData `json:"data"`
+
+	// Timestamp When the event occurred.
+	Timestamp time.Time `json:"timestamp"`
+
+	// Type Event type.
+	Type CampaignDeactivatedEventType `json:"type"`
+}
+
+// CampaignDeactivatedEventType Event type.
+type CampaignDeactivatedEventType string
+
+// CampaignDeactivatedEventData Data of `campaign.deactivated`.
+type CampaignDeactivatedEventData struct {
+	// Id TypeID of a 10DLC campaign: `cpn_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
+	//
+	// Example: cpn_01jamjp3xfp3bn8jnaeevcgd75
+	Id CampaignId `json:"id"`
+
+	// Status Always `deactivated`.
+	Status CampaignDeactivatedEventDataStatus `json:"status"`
+}
+
+// CampaignDeactivatedEventDataStatus Always `deactivated`.
+type CampaignDeactivatedEventDataStatus string
 
 // CampaignId TypeID of a 10DLC campaign: `cpn_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
 //
@@ -3903,6 +3967,40 @@ func (t *WebhookEvent) MergeCampaignApprovedEvent(v CampaignApprovedEvent) error
 	return err
 }
 
+// AsCampaignDeactivatedEvent returns the union data inside the WebhookEvent as a CampaignDeactivatedEvent
+func (t WebhookEvent) AsCampaignDeactivatedEvent() (CampaignDeactivatedEvent, error) {
+	var body CampaignDeactivatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCampaignDeactivatedEvent overwrites any union data inside the WebhookEvent as the provided CampaignDeactivatedEvent
+func (t *WebhookEvent) FromCampaignDeactivatedEvent(v CampaignDeactivatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"campaign.deactivated"}`))
+	t.union = b
+	return err
+}
+
+// MergeCampaignDeactivatedEvent performs a merge with any union data inside the WebhookEvent, using the provided CampaignDeactivatedEvent
+func (t *WebhookEvent) MergeCampaignDeactivatedEvent(v CampaignDeactivatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"campaign.deactivated"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 // AsContactOptedInEvent returns the union data inside the WebhookEvent as a ContactOptedInEvent
 func (t WebhookEvent) AsContactOptedInEvent() (ContactOptedInEvent, error) {
 	var body ContactOptedInEvent
@@ -4159,6 +4257,8 @@ func (t WebhookEvent) ValueByDiscriminator() (interface{}, error) {
 		return t.AsCallEndedEvent()
 	case "campaign.approved":
 		return t.AsCampaignApprovedEvent()
+	case "campaign.deactivated":
+		return t.AsCampaignDeactivatedEvent()
 	case "contact.opted_in":
 		return t.AsContactOptedInEvent()
 	case "contact.opted_out":
@@ -4309,6 +4409,9 @@ type ServerInterface interface {
 	// GetCall Retrieve a call
 	// (GET /calls/{id})
 	GetCall(ctx echo.Context, id CallId) error
+	// DeactivateCampaign Deactivate a campaign
+	// (DELETE /campaigns/{id})
+	DeactivateCampaign(ctx echo.Context, id CampaignId) error
 	// GetCampaign Retrieve a campaign
 	// (GET /campaigns/{id})
 	GetCampaign(ctx echo.Context, id CampaignId) error
@@ -5584,6 +5687,22 @@ func (w *ServerInterfaceWrapper) GetCall(ctx echo.Context) error {
 	return err
 }
 
+// DeactivateCampaign converts echo context to params.
+func (w *ServerInterfaceWrapper) DeactivateCampaign(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeactivateCampaign(ctx, id)
+	return err
+}
+
 // GetCampaign converts echo context to params.
 func (w *ServerInterfaceWrapper) GetCampaign(ctx echo.Context) error {
 	var err error
@@ -6155,6 +6274,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/phone_numbers/:id", wrapper.UpdatePhoneNumber, options.OperationMiddlewares["updatePhoneNumber"]...)
 	router.GET(options.BaseURL+"/accounts/:account_id/campaigns", wrapper.ListCampaigns, options.OperationMiddlewares["listCampaigns"]...)
 	router.POST(options.BaseURL+"/accounts/:account_id/campaigns", wrapper.CreateCampaign, options.OperationMiddlewares["createCampaign"]...)
+	router.DELETE(options.BaseURL+"/campaigns/:id", wrapper.DeactivateCampaign, options.OperationMiddlewares["deactivateCampaign"]...)
 	router.GET(options.BaseURL+"/campaigns/:id", wrapper.GetCampaign, options.OperationMiddlewares["getCampaign"]...)
 	router.PATCH(options.BaseURL+"/campaigns/:id", wrapper.UpdateCampaign, options.OperationMiddlewares["updateCampaign"]...)
 	router.GET(options.BaseURL+"/accounts/:account_id/toll_free_campaigns", wrapper.ListTollFreeCampaigns, options.OperationMiddlewares["listTollFreeCampaigns"]...)
@@ -11140,6 +11260,140 @@ func (response GetCall500JSONResponse) VisitGetCallResponse(w http.ResponseWrite
 	return err
 }
 
+type DeactivateCampaignRequestObject struct {
+	Id CampaignId `json:"id"`
+}
+
+type DeactivateCampaignResponseObject interface {
+	VisitDeactivateCampaignResponse(w http.ResponseWriter) error
+}
+
+type DeactivateCampaign200JSONResponse Campaign
+
+func (response DeactivateCampaign200JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeactivateCampaign401JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeactivateCampaign403JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeactivateCampaign404JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeactivateCampaign409JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response DeactivateCampaign422JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeactivateCampaign429JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeactivateCampaign500JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCampaignRequestObject struct {
 	Id CampaignId `json:"id"`
 }
@@ -14541,6 +14795,9 @@ type StrictServerInterface interface {
 	// GetCall Retrieve a call
 	// (GET /calls/{id})
 	GetCall(ctx context.Context, request GetCallRequestObject) (GetCallResponseObject, error)
+	// DeactivateCampaign Deactivate a campaign
+	// (DELETE /campaigns/{id})
+	DeactivateCampaign(ctx context.Context, request DeactivateCampaignRequestObject) (DeactivateCampaignResponseObject, error)
 	// GetCampaign Retrieve a campaign
 	// (GET /campaigns/{id})
 	GetCampaign(ctx context.Context, request GetCampaignRequestObject) (GetCampaignResponseObject, error)
@@ -15862,6 +16119,31 @@ func (sh *strictHandler) GetCall(ctx echo.Context, id CallId) error {
 	return nil
 }
 
+// DeactivateCampaign operation middleware
+func (sh *strictHandler) DeactivateCampaign(ctx echo.Context, id CampaignId) error {
+	var request DeactivateCampaignRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeactivateCampaign(ctx.Request().Context(), request.(DeactivateCampaignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeactivateCampaign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeactivateCampaignResponseObject); ok {
+		return validResponse.VisitDeactivateCampaignResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetCampaign operation middleware
 func (sh *strictHandler) GetCampaign(ctx echo.Context, id CampaignId) error {
 	var request GetCampaignRequestObject
@@ -16703,429 +16985,436 @@ func (sh *strictHandler) GetVoicemail(ctx echo.Context, id VoicemailId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L17dxq5lij+VfRj5q6278EY8CM2WbPuuNPp6ZzOa2Knzz2nk0uJKgEyVVK5pAKTTL77b2lLqlIVBRQ2",
-	"dh7NH53GoOfW1n5pPz43fB7FnBEmRaP3uTEmOCAJfHzJfSwpZ+pzQISf0Fj/2bgaE5SQgCbEl0jiZERk",
-	"q9FskFscxSFp9BpjKWPROzwMuY/DMReyd3Z8fHQ4pCERh1jKfrtzbVr/H0FH/4EHfqPZSMhNShMSNHoy",
-	"SUmzIfwxibCafsiTCMtGr5EmtNFsRPj2JWEjOW70uu3js2ZDzmM1rZAJZaPGly/NxjssyUsaUQn/LG7h",
-	"HblJiZAC4TDkMxKgmCRoRlnAZ2hPjgkapP6ESCToJ7Jf2Fy33XaXZqamTJIRSYpzvyMRpkwtafn8IRlK",
-	"RBlSc/ppkhAmzToKs24wpyAV+70kPmeBQCmTNETOBsdYIIwSvRyEp5iGeBAShEeYssISOuuWQGQyvxhK",
-	"kiyfXnI0w1SiARnyRCGRTOaUjZbPE1FGozQCACzM+aXZiHGCIyINyi6Z/VmaCJ6gof5vhpMAxXhE2agH",
-	"kPAYuZV9Hxp5iA8RRnFCppSnQrUjanVUjXOTkmTeaDYYjtRCMMxWWK2LmO0qvPwZNr5yiQPsTxbXaFd0",
-	"h3VqYG+40BcBiWIuCfPnv5P54oLfwAccIpo3RBMyR3vkVhImKGf7LXSRYVZCYoIlCdCMyjFsSeCIQA/M",
-	"gvyLAQ/m0IYy1D1GY54mAlGBGJeI3BI/VWMAcmrADGkCo4uYM0HQnpBYpgLGVEPtq74JiUM8d+fO2mt6",
-	"h7xsu/LgnWndQ4oMeS105S4WhsAooMMhgcsKC8ZMzEgi0HG3izwHIv0JmfcTkgoSeE/RbExDUli1hg0V",
-	"SEgahooODEM6GssmOm6fL45EWT8VxCsS28GTYds/8rsHJ/iMHBwP2+TgPHhCDrrDTnDkHw9O8Om5xQy9",
-	"3Rw1nFM+UMe8DEdOTprqKtq/O1UYs4TSvsUjAmTUxYwe6iha0Gm3myggQ5yGEnVPliFwCCO7azN91MqA",
-	"HWgaoYbLKUanmmLYoweC8TMODCVWf/mcKQxQH3Ech1Tzv8NroZmgATl0pGyKQxr07W8ijSKczBu9xisc",
-	"KnZFAvT3yzevG83GFIcp3HiSJByoU0SEwCOScVKNBYBIBtNhcDtAtgtnyi+wlxwg/56QYaPX+LfDnJ0f",
-	"6l/F4XM17zuzbQ2EKn6+uIoZCcMDZzOtxpdm4xlnw5D6mwLMd7rlwLqUWBKU/VYFrIBITEPoBle70WsE",
-	"JKRToiSFL00HmG9YOEdq00EakgCZHwTyMUMDov7nk5AEOUSzeQEm1ZetuN6cTOSX197ZNUedk0JDhahA",
+	"7H1pd9s4tuBfwei9OWVPy44kW17k8848Vyo1la5sL3aqp7uSESESkmCRAE2AkpW8/Pc5uABIkKIkypGd",
+	"pfShqx0R68XF3XCXTw2fRzFnhEnR6H1qjAkOSAJ/vuA+lpQz9XdAhJ/QWP+zcT0mKCEBTYgvkcTJiMjD",
+	"RrNB7nAUh6TRa4yljEXvyZOQ+zgccyF7Z8fHR0+GNCTiCZay32rfmNb/W9DRf+CB32g2EnKb0oQEjZ5M",
+	"UtJsCH9MIqymH/IkwrLRa6QJbTQbEb57QdhIjhu9Tuv4rNmQ81hNK2RC2ajx+XOz8RZL8oJGVMJ/Frfw",
+	"ltymREiBcBjyGQlQTBI0oyzgM7QnxwQNUn9CJBL0I9kvbK7TarlLM1NTJsmIJMW535IIU6aWtHz+kAwl",
+	"ogypOf00SQiTZh2FWTeYU5CK/V4Rn7NAoJRJGiJng2MsEEaJXg7CU0xDPAgJwiNMWWEJ7XVLIDKZXw4l",
+	"SZZPLzmaYSrRgAx5opBIJnPKRsvniSijURoBABbm/NxsxDjBEZEGZZfM/jRNBE/QUP9vhpMAxXhE2agH",
+	"kPAYuZN9Hxp5iA8RRnFCppSnQrUjanVUjXObkmTeaDYYjtRCMMxWWK2LmK0qvPwZNr5yiQPsTxbXaFd0",
+	"j3VqYG+40OcBiWIuCfPnv5P54oJfwx84RDRviCZkjvbInSRMUM72D9FlhlkJiQmWJEAzKsewJYEjAj0w",
+	"C/IfBjyYQxvKUOcYjXmaCEQFYlwickf8VI0ByKkBM6QJjC5izgRBe0JimQoYUw21r/omJA7x3J07a6/p",
+	"HfKy7cqDt6Z1Dyky5B2ia3exMARGAR0OCVxWWDBmYkYSgY47HeQ5EOlPyLyfkFSQwLtAszENSWHVGjZU",
+	"ICFpGCo6MAzpaCyb6Lh1vjgSZf1UEK9IbAenw5Z/5HcOuviMHBwPW+TgPDglB51hOzjyjwddfHJuMUNv",
+	"N0cN55QP1DEvw5Fut6muov13uwpjllDaN3hEgIy6mNFDbUUL2q1WEwVkiNNQok53GQKHMLK7NtNHrQzY",
+	"gaYRaricYrSrKYY9eiAYP+PAUGL1L58zhQHqTxzHIdX878mN0EzQgBw6UjbFIQ369ptIowgn80av8RKH",
+	"il2RAP396vWrRrMxxWEKN54kCQfqFBEh8IhknFRjASCSwXQY3A6Q7cKZ8jPsJQfIvydk2Og1/u1Jzs6f",
+	"6K/iyTM171uzbQ2EKn6+uIoZCcMDZzOHjc/NxlPOhiH1NwWY73TLgXUlsSQo+1YFrIBITEPoBle70WsE",
+	"JKRToiSFz00HmK9ZOEdq00EakgCZDwL5mKEBUf/nk5AEOUSzeQEm1ZetuN6cTOSX197ZNUedk0JDhahA",
 	"peuXE4IBoWyE4oT7RAh3yUsW+WDoYEEkctpppRQBZ8eHlqDyNPFJE/EEYaa4ApPUd/nDKnqniWxGlX2c",
-	"JJQI5N0eiDFPw+AAJIUeGuIQ6N+XZuNXngxoEBC2ISIGJOJ9HFMFvuLh/kIiDjSeM4SRQrEDrlAK+wCY",
-	"1ccLnS/evlADaJSDvoIwBxPlOOHpSINRrQOxNBoAPTbHW1icOZqI980A/dCS2NKize/oJuUSo1RjzGar",
-	"hYViiSIuFCnO16wEY+z7PGWytM7iqmC1IPj3c0HeXenbEFOGfru6ertmcZlsHKVCqt1Ap8t89tIsWhAM",
-	"sVSkqh9yf7IwdcKvla5ifltHk6lQVw96UJF3MrOXZ9r63VMoGOE5kOCYJGouTS40IjYBfRYWCDdPOlc3",
-	"oAEMkQEQrs0LJknCcPjcbnwjpqf79jOoOZScJFOSIP3LGkrIkB1Jt0fcB6Li0rniVFuF8XtGbmPiK0FS",
-	"OKvWNMjHCl4A1dGoKDIa4hWgPe//HhgkPXgRePsA2Ndc/spTFmwIU8Zlf2j75eB8zyaMzxQdXXtZNOGF",
-	"o9YDZUDMx34A/mCmDTixwjkVEu0pBYaEnI1A2cOMyzFJLLZmkHqh9h8RJsld4EWLvXOoveYSiTSOeSLX",
-	"XvMXkWqm2KyPoxjTERNoMEdXz96pIzYSUDaY+gnuIGVC4jDEhiU4kHZXtXV485gkMGe9lQGcDYpecf4S",
-	"JyOyIaANvvcl5/3Q9s9B/bOSEyXnSP9Wi6Ir4VKxdZwQBEyDBKAFoFf05xyWixM/uLAL0yjqiZleDcBP",
-	"kTTqk/css4rcAVcTgoP5Ipbqr9crBwGWeIA1RWK6nz+GpRRwTw+3dTgJDQFn8mCO9jAKSExYACq/SP0x",
-	"wkKLNM5iU5YtVd/6K85fYTa3zH1TbMTSCBrlO/9OSaH2lzUA5RxFmM3t+Yun2gKFwJKDOkiAmcpBRXfW",
-	"rUI3X7WVoI00hsitT0hAAqUMO9bYzMB3kOnZVQswPQ5L9k/XQnhQMEvWGiTvURrI2BprDqJaW0PhQWar",
-	"W9k5tykCEN8znMoxT+injRmHVZ8rRX/LbnmCEjLlExKos6hxP+2puXr7ospekOgjKgRlo+qFvObowuxQ",
-	"k/vMYrNqJa8zYV5x2ilV6IMulURPpbqchSF76GeCE5KgD2m7feRfvH3R//35P+EPh6qUV7l12uJAzsyl",
-	"oJ8BEWjGe2ZUYEVGnjNJ5XxTs4Ph7Ut0ktegf4GQx1OZSQI1Dl7pS2rNWoPTqsqAICwl9sear2EGEvuU",
-	"uONa08PCuiptENp0WFzz70QRMPW9MUYaGUsxszqqTdnoMMMCOaM5pk2XTS43QZg1wvoZ78djzkjfKLZl",
-	"3FZQW4vNCrxG44TnCcYRDGphLfU4aJjwyGWDxalhPTyWJOjztKQ0vyM+janaIjRAqsH6NSm0w75eU9ZP",
-	"ke9MV1YrsqpaSWPOV6IXlsqBksz7AQXkLp3xG/Mzyn5evbysvf5KISYVWWd4VoBlmS04y1pYBywPriDc",
-	"qkpdD+45mlKeycGr7HaSN3p/NgyFxMa2+bzVOT0unGvjY8Ga58pp1dR1YZEPJycmBE+0jKP7oz2vPLvX",
-	"1BfI0xv3UITjWB3EkJIwQDGWY1CJLLLsg6UMDVJBGRECJWlIWo18A/pBy6DRglX9wjnpQYJZ0EN8xkQB",
-	"oKKZqzZNe/T605QkAtauX0rsmpTMESdK15BU008Yu6/t8OU1vIb3mjmajamvdWSD9T8JlNgbJpDirIjK",
-	"p9bQD1Dw1JDwkFF+ZmBpaGRt/QpcemhQNHLd2RqovQD7cPXarRkEqZ+tCGaW/9TY5/SzBEBAN0tZqE7K",
-	"y4HigS2TyBZ6TaYkQWIMUkQqBQ30S48RoX8SCNR5Ne0Q+xrU5a0vbJUnI8wM21636Tdu2y/NhqQR6X/i",
-	"rGrzF68vkPodqd9Lu/9JgMxxk+JEkkQU35ouIpJQHx++JrP+P3kyKW7i9Hjt8X1xn/n/bMB1hhNquqhW",
-	"2rm7mY856RpcEx8ESnPezxKCJXmLExwB7uIgoPqR8q2D02BCbi48UtlnZIWcPgyk+TeMvNm9eJsOQuo7",
-	"iFMX9Ve+sN0Fk+8wyV1RzoB9I8RTK35Y/AKQrUCZF0GFd8s8Ji9+gff1DAF6yMO+L/seGnLjMDKYo+4p",
-	"Up8TX+m8zxLuT4Y8CZBSgY+6yB/jBPuAU3sYvX//4pfpk6IrSQPGbHeuZXwciODmNCAnpxi35TDqkpPB",
-	"UXH3R51mI8ZSnXaj1/h/0PfP9sGTj3+2D87xwfh6ErH4QE4PPn383D358u+NitM1235JRSVPifEIUMg0",
-	"QxpeookYmSk+CM/Wi5dB6f2gYkmib14N4gxPd/j2he7ScZwQcJLgeQN8O0aU1ULEt3nLMgbA2gpjrUCH",
-	"S/PCuOitgwPNpRdopY9jPKAhVbBYhIz7a03A6DU8czuW91QYde12npXWsGxrMUny3cwX9wLOXP1M7Ljb",
-	"duYLmykPW38/8zUHpUjMqg2B2FYBkl+VwCbQbMwFQSDYCjQj4K50Dc8G4KewAa7rdesXl/VoD/Ki6DOw",
-	"Ai1dnRxjqbVO+2Kcqf5NpfJreXOPtEYt5LlEvYWDICFCtELKSMfbL2xmrUSyZu0iu0CrwJKfoLlwZZww",
-	"w5Rh0bRHthZHnudaSInCJXwQkkiDL07IFERU7OCJVuL0AzwYPBcRB1ZV5ekix5ZA8OHQGAigcZHsF45j",
-	"RgaCSlJHHMyUo/LM/1C7oQLNEs5GWg2hC8y/XeHoZb8oDwjwQyJMi6551qC1yJZXs2ENsHwDpv2KY3wf",
-	"B9uR5VIYyJXl0MVAKNVf45Z+jCBDiVLmjzEb6et9D2lvJ9kRI/UqWQ35IcGJMPi4PUmv2bg9GPEDa/wx",
-	"bVuvzYc/dbOPbrsDCk9+avGKOjZ6jRGV43TQ8nl0yHFMD3wekBFhh9nUX9zuYkLjA278Hg9iDsqcXt2X",
-	"L1WoDLbAiFTr70MalsyFVg1fxL8aKm82l9Z67bWu10eJvKpXmoSLS/2Fz1jIcYDev3uJ9qzft37eVQpv",
-	"Ig9COiUBEnTECDQDprK50/aCZghN9LI+rgTwGjk+c5DBWQ8l0cvtC/Tat7196p+OT6NPg2g6O5k8Ob2O",
-	"Jz47kSV5vl2U5+UdxPlsO3eilBfMAYg1qy5iXyVWGLKncMJQJoXQT9GQSEDo2Zhop3YLejCUMIn2Om0k",
-	"gFTwVDYzl6MT9Ir+vAW8WY8rV5Uc73fKAsCVrF1TSwJUarMpgGgeE7TnGVMaGH8wmj7DSaDxgKWRZnfw",
-	"PksjzetCyhR5y22vSkrjziqdA00DSphPqgiGoqlBE0z/4KEfUgHWZ2vYq9A+wI4R9LGsEhnM+WAzJbwD",
-	"mB6FY1D880CdV/Ewjtt3s82Z6VYZ5167/M60r2EvW2FbciBRiRxmkmcalHe6TO4LgSKNARD18hY2petm",
-	"RQpai9tbuZUHMIYt3cf9jnGdY3k9g06OV2ssOqahYgBpsHUGkAYQ3DT0EzIYziYn0ZObkwk5jrp4ND1d",
-	"zQDSYHMGYDaz1qBjL/mDWHQs0fq2TDrWaeftmDPyOnuPXCCr5lFRqVDGUzxOE3+MRZUmAMJ3Ml9/bXUz",
-	"ReKymVduN1/k887pcW0RrmKTWpgrm4zMgrL1rFLBKgatRjD9m3DCxoY8ycCH9sCDVR8T0SzyPmhWdaDr",
-	"UK4KderuuVpQUN+a4Cu9T9i3++7migJg3VLA5mHYHyaEVLL9n0NcfX8506xXP3iDxG3Zfv7CZh4e44SP",
-	"EiKUtJKyKnEgF21EbaDDyhxFpgTvxRsOvgKLQCO3maPTQA1Z4gOdU3V0a5/+agk0ML4rzRRC0u4q2eQx",
-	"Jwszv7LP/1mb8oyrohibjSGm4cpxdYPNBl0vWsDRrhLDshC/ZVaNted1k5J05c5mmIILruSK7mr9YJNd",
-	"5pdgGXFSWBdQISnzpfsqvdE06vbVQjpjieUJ4J/az50RTlTaDTLIbQ4rMaFxXHUa73KomDZNBHbj3Mll",
-	"s4lqGYEB/ZbYfwvPwtr5yCVe+YE0c1OxQxsKeJFhoQGpe5Wzu5dDp4o5lIngIqEuKNLAHDIqV0OXLinR",
-	"D6cE2yu/0lYCK+8hbyC2bh5RQ7Y71ywm8+koHsTD7uA4OJ8G4rZzOp6vlI5V102lY9juOtEYGj2IXKy5",
-	"+jclFMOS7qQUajDl4fYt5Kmb6Sla5zmX09MB13phTfAuwhKFBIDMSE6CtyOfLFjAtiWg5JYpJZsUkDvk",
-	"bESSYsy3jYWDoAXORvpdbUHCWbRhw4uWNWOXRwGZx5h39JrjhPhY5jkySqba7PcehH15knu1HysdU4ML",
-	"w+5Ju135TJnwaN2Ql+DuWZLX7yhsVDDIUZRz/vqAwb5PgLEpXUUtGkuqn/6aGdCML6zVmmkglj2THrVX",
-	"vpIug94aiUKbYp8ixmfakooH9xQmpJKz1uKAES8ubXOlhvJVEkPPOHLmHofGBEYD7VrowrCJInq7wfM5",
-	"0JxsrjqA/bKM5uWjVLACLbxllKmHMKvwT20ijDxf+n3P2aQJdzamJGezaI9MSTLPmpbsYCXG+LfOcefk",
-	"5OSk3ekerWSDex8+/O3PzsH5xw8fgs+nzc7xl/9RS1rBGf9njV1pfznrXOYOc2kjv42wUBYPrfKbxeIb",
-	"iU3TPCOFZeH4VQrxMxyGVSc15dQnyMdhWGWa0fb1emQOdLo0WZLh6JfURtsxExQkauhxhiKWMrvgMNQ2",
-	"gQI3WNSenFNeOOTKM6phPcZhqOk5ZVTS9bqzgiwSEif3eQRw3fD7NKjOH5V7UBV8+3m+jjITOF8Jspht",
-	"LB7WdVYJQ6umVFNDOGGy/ROuUoryR6QMeUuHm+2rSv5TS33OAhI8n9oAmvoi4D/IYMz5BHlwOoq1B14P",
-	"XWikgT8rZDp9zP0NnbatnL3uYPK9/KJ6GB8FIXEUr8By8PrJgs7vjOdLXGem9qXQJYU5yCroXemgHZhl",
-	"T+D5tprLjZgVEFmkbFhiRbqLh+jeuR1V3VHVHVXdlKqus6oo2Pf0rdu2VQXGbHeub8XRcTTudNmTbnR+",
-	"Ohwfj4fTzile6UUOfTc9YrXfdWYV1eZBrCogGn5TRhUHl1eJyvb2WZYwSMXclYObkIozJLJomKSsb192",
-	"Gjp4GL5mvK8NEK6BUx1Q0YfaPTQTg1pxaAkZUSH1y0Wn/cvLZ/ugCQNGKi3ZBruCQww8aVmFr5JhKAm/",
-	"Pwz5bHGu3/hMiQpq+ASiKJHOMrnOwFnz7cfGu23FmaUwR9VGwNHX8ZRUuxJIkluZR+e1yhOdn96R6eid",
-	"Wcbjh2lAxAa3xnTXHYsX6Hjx+oSUTfrCUJhFhNG/INWqCPcIzzMvsnU27LXPR9YcJpwo/goTTKfdPV5p",
-	"hDmpIA8JnWJ/3o95SP15v9rFTbdBug16/+7lVnZVl0FqiDpM0l/O921r9A5ucjJHNGjC1dU+ryTIQ0Fb",
-	"6IItfg0xm9BXo7KOYhVKbJm7SZD08E/RmCQEfOMA3a0vNQvgfVp7VZMoljq7pzflYWqiJb2Qz8rRbzUC",
-	"u5oNSZJI9DEL+kpyBKVFVB/clWoJE+ctt3Z8qSB9RRg3v3vvBXmGBVmLmxpYdUf9Q7eulGuyx7F80UWy",
-	"tnjHmkUC7pCaykuz4liKRCTbVobIa73y7A4v4jjh03vrrHqwFjajGdXV4Rf2l0fWYis2+c0rsyVYPqhO",
-	"uww+q1Tb8lnfyfWywHHFEgHvIpzhuUCezvThuWDSX62HjXtVV4Ige+uqIW26+t9PouTnjTPE77mPd/1Y",
-	"y3mekyY8uyE03yRkIGS2J6Q2hqwH8Dn3/C5cLjd2LgPQwszZQz+Is3bMlfLsOsUL5Fl3v37Mtq6BxUwp",
-	"YDi6jo9uh/HRgJ1dM0zI1B8FT05WGvT9O6jYZWGuOs5NIfvcqh4Zkzeu7D2Q3USznDACj8jBCJymTMMm",
-	"Mnn+Q31CBec2NUSjaJpQfyt+AoOoM4TefdN75UmuVykNPj2MWmnUo29MtdSrutOTfRHznbf7HiIUUgZB",
-	"ggqJWYCToCj+7XmZyOA11e3OBlZ/loQG9ZUrNai/F2UFrygKWmA8RZ4VMVS/ZeKE+s2RJzxkA7H2IfEp",
-	"JNv1tGThKRKnBVyEGSK3OowunLt6bsYjTNbPnMpZr0GPsn5CppTMvAfTcteE7D2cBrpmYle/LCtFFgz2",
-	"SdMQivp+Bt+gKlpH9SxO3FVIdmJndxPoLFdR1wC9oBRElNmX7sfUXhflwiVa54ua90vxV6UmLtNS0d6I",
-	"TgliHOksZqBJ7lfoh2uA9zja4WptsER+NYaoLqKQJQxcN1MWGAKcUaJNL9AyfTJHnc4WlculvKmGMFqW",
-	"wSyJpQxpCtvMZEuTi1NL7rhgMDW9tE1U91PChpayFXfVEiYIjvAttF4lcdwjyjzDZR00rkQnI1ACKzIF",
-	"buw20B7U87DZ9M0uZzgJxP5dAtJ37GfHfv4a7GdH1r8SWbfLqMB5aUKgbGi3s/MyrS/aQ7QNiHFJhyZp",
-	"a6PZ8FMheUSSvo+hSpVxz5+X2w0TnAZ9HJJENpqNMR2NSdInQZo1iHAyIVJbEWIehpSN+lNuv4B49b5J",
-	"x9fHjPGU+ZCvHXzS/DShcp4NL2e8P8S+5Ekfp3Ksi5mU1LRFfvJHdgolM5qtN6CPqaeN4GgvjRUydZvt",
-	"dhtZd1aEUYDn6vurg1d8QEMCmSI9tWGvGFo2M3BYsqblaZIusmwobuIbnfAoyVIo2bo5Y+JPioab5Tmb",
-	"quZfJiB4kF4n8z7J1mHmTYVVDs2zqNdzWaRNGrwnCEFeIVGQt/8UeTopZw8JHhG3n0lhY/rphEJewW3R",
-	"5mbPZ7aZh6o3mnvILFguxpyRA+OEkRCfJ4GtbbYquWC9p07jWLrtQDcSmbStJRRWXyObO8odXHcoOWzX",
-	"edABs82SrDq/QoG0OweebRRY32yEeOlCXuL7rCMiEtd5BXhl25VzFpd4XJISx75amY94LyFxSEmALq/e",
-	"vN0vo4RZ4YDzkGAwdlVmIl42LV/MM6xmHxCiBB6WghZYSjucLbR6/nK+6I2ipKss6YUBmxl6OtjmHrhz",
-	"RlWwcI9j/YOV3metJwoDEj06ZcY4Vvyap7LC9JRd0G3fwEe9ZY9ylbaMWyvOfK37l27WsxEE231+kH6/",
-	"3bkefmoHJ5/kvPspmLWTzmh08+S6zcTq54fVwQPVzw96L2vN9Tby4SGs9bm76TdkrNeLeqPu7gt2v9fq",
-	"MnmAx2oL0NjYTvYury7eXTXR+9eK1jfRP59f7j/u43WZ4H3Db9YliD7kk7WDB29SuUVEUAxhEROA62sM",
-	"UP9evHwJKPH+58tn7178/LyJnl28fvb8ZRM9f/1LE/33+xdXOyyphSWK6T84mtw7RdMYSyRISBQ+JFm6",
-	"pgxH9govvKACpYzepMSt7Li/Qsy4rx6wRbl/Yai7Cu7fnHRRGGsFtmw9L2omnN/BCr1DkbW63Hrl6hf9",
-	"C9pTcu++rkB1QJj+Dg5yv0rtMrnlHlS1qkLCrHJItSOqHCcEBwW76IDImdIPFRUqRKUojQdydOd7uG/s",
-	"US2NJNuCZmGbQMntXQhrXxVV8nENJHWqvuC+ckI2XsuoqVZUyH4oe8U/pgRQudtvXxpYAOrDCgTLobTS",
-	"lLB49D/cZSpZdererRp6edZWKedsunXlnE2Vcn4967Ljo5Ppdff4RgaDI787u0kGo9XKOZveRTnPNlRD",
-	"Q89pwwOp6Tm/+NZ09Rz37iJNXYLELaDgsb50Yt9y5Byolvfl4jjkxChVD7zvZc1T32xy/SqSsywkjax3",
-	"yVZm2FwRlkpZ6QbexU3bmdykrrmDnFYtH/6WRpgdKIEGpLE7vwJsLIG9SS7HPJHPuPZPqJMJdF0CUF20",
-	"ITd1G+P3+mygz/KMp6WDnfGDkChihUx2UeTzoCI35mJWzPeXjWbj2UXlc9qS0h26IoWnmntQmEKgvd+u",
-	"rt4i7TivcGmQYH9CpNjvfWAf2AHybPnVa8GZh/48brc/6sdGW/eZcYlmJAwPlChBAvT3yzevW9C1VP4U",
-	"enc+9hDjyCtUU/VMhdZWYcZytwmZA6VIBdSvnBC2nxdsbyJyG6tzcsrP6uECEvHCWEcfewgj9bUe0hOT",
-	"PjTy9nUNz6HOR4N9ID9gG2CEKH0OhXRKVC89dBxiqXbdD7k/IUE2ugKPqdauq+D7xdVYzxSoXVy1prFJ",
-	"fAhef90TpzimeQ2yz54w5ljKWGRFUAursMUXAxroypFJonbApyRB6uQv9QhZkXvofJx1NvXpFdQTnkqy",
-	"XypVD27Dy0vVGzQgcsyDvprDuHfBLCd2FjWwHk6gQSo1QulgOSqQ7q1Hyl2//jxun5dXaXARCKIAvzk4",
-	"OphTGKhpv2xIzKhjhkPFQfLaBtIUgWEcmQxlXpaAx2siEuhUmwo7TFhM5qXR1CxMj5c9LIM7QFFjC3UJ",
-	"cLNjytwD3TdXoFQelrJ+Kki2bZydaxZUKHBEkFcqS6srK0JpI8rQMKSjsTmThfrwauzOUelqL5Z0h84L",
-	"VTvRn8fdrtO3iW5SkswVcsRYjitKf0LZziQNydNCrU+BCPbHTrXPYrrezEWrEki6hm5hMYsAWV6oFzZt",
-	"HAu6x2jM08RMlNuN3bGzVFfVb8ima9l2kQ3B61SbzfV6c00L5XmzsZgtCoxGdKokJRa4SFVVANgQMDcf",
-	"RoEIZNvUI5rhs/qzxcwYw0WatFCbuTCoDn8vlX+2gxerP2c+rZk3FIyf5YLup0r0oUNamkI1OFANytMY",
-	"YGTj5g2LM0BVlr7ixgAZhxln80ATYNjg6KNW72Y+R3Kc8HQ0tqXpzSHm0M5SfpcQC+4mCeyKK4buIYkn",
-	"hDVRqouuAyHec2vnthKCgWV7sdoHZX3Owrm3r2B61m5n+dh04Vnwt1UND0AGoGxkcN8q4jjxx3RagrHF",
-	"LyqQ/d2efpJQkvRTJtJYB0kXOprfrd09mRJRYFch9g29cFyaqGXDe5noqzR7nszzGr2FAJx9y39KaSXd",
-	"lVjCD7ef3PowAfyAb2mURigEKdUAI4+1S1miSFXh8HAhg+37dy+VTBdqxjsgtqqLIcBYGv5vQAPsjHMU",
-	"YTa3cMj5vSn0/hSBw5VT/N+zMpOOH8gI8gnIaSkj1mtuiGmYJuSpgWoqiBZNRiNLDN0DoEEuGFClhKst",
-	"wUpPQBYDp+WY2FRE+uZmZ610fmDelAmJw9CEQ6nNGJ1e3UCLBJCnyIwE0faAUIrX01GakGA/X4p2dlOL",
-	"sKzK+CLaJWjWCqkfkynJ4biXe+TFCR+Qqjz6Wa3tag22KiXmRdbSxvq30K9KxK4obI0Vg1O0ci13a1Ro",
-	"EEvL1pX0K+dHS5dhAUV7inUryMTne5S5e4X9MWUkXwLMp9WYPaVklGw5GZvZtACeMQNaSFTpWcWC5Iv6",
-	"D5uSkGu/W51ZknF20L29VUIk9FlS4LJWIfSFBZfdHZ11TmvU25oZuzQYbXvII9Ot55JWQ7Y719P2p0ng",
-	"n51/8m+e+MftCQ4GZMrwSrua6rqpXe1XTYPeAWeqMlPPHVFcJ+9xNV6rGEbg0ZvbMR1a3DdEBdzTWBBS",
-	"BpWLDDsa0lCanOWZTNfH0ulklMhCrnSX1sNswHH7y51ZfyM4lONlHrv6V62mGpq0iHXrIuX5xIkRtzTQ",
-	"JFN2QcYn623tK6Lm/z6bVDo+Pw+6Jyedc6QdwrUa/e7XZ+isffSkyi8iHFVtZcQTKseRu97nwS+X1SYN",
-	"P5lW5DdLkykp9oeFVY4wqQrB+53oADrQFiY0sKYIIJ58QphQ/EjQERNVAXWLk1S5iqtJyu8ib35/W7nK",
-	"tIpwvReFvoJWu4vfLi0xNyHzJtCF0+M0CYHf81SiWLG6xfCio8JN//Pi4F/44FP74Lx/8PHz8VGNhHAK",
-	"CvrI1KI06JuABnqDS3CtAuH/fvnmNfoHGSAFw0uS5QCekLl121BiX24TqrhMqm1tc7tC+TX5z8ubVcNX",
-	"7eglZZNfDbm+18NkSNmkZQk/vEiC5kEYCXTQlNJq7e+P+ii5sMVv/DWyAMkHfIashsvy98fiCd/FhK9m",
-	"tLb7TFSse3QmZbkbNadnxGH4Ztjo/Vkr47ma/mNzozzyYLbCIlPSWlTvfpEsVoarQegkHVElgN8tTK3K",
-	"wq8TL+V1lh2QrDvrV8vE9CtH1zRl0pTMoe00cPqLBZPB64Y+dqWRksi3IlPoXcqJuC9V/bs8jq/v42Dj",
-	"XR6y6rmsm+u28miKRLqHvJBNti3BqyHbnevu9Da6nraD4aB9Ox6PAzzqnn46f7JSglddNz2+pfh94UYs",
-	"E7R3+epSibivXl3ut9CVJZk6ttQztoi+NVHhOCY4UXRAjskcDYjPI4IUvm27wEmN0ibLb11WoqpgOMpe",
-	"P5qIDhFm84e/ROvLr1hyii6ceCOwcY2xWFaV5SnCDFGmG3MGRhUs4CHEnE1ms8mrtFGJ9ux43ZMT5HOm",
-	"aDtUK0QxTuSC3Hx03u7UefH1S45yNe582VeiVhCgPckHq3ZXOf3bhMALH2hxWdO6k60Fnk4ZVR9yv2Tt",
-	"vyhpyeeQaape3+e2eVaHb/2Oc+1+K9stUpT6kkvRIqGllxpr3kJU1z25FJRnI3S6BtY8v9CueXErMC/W",
-	"DqquGqjYQBaUbUtDKTK0xdKBGGVPtPldNkUENyn4U2PDTNYnJWPMApLVrzaEc3trqZUA15YiyvPf1vCC",
-	"MZ2We8BkGVFzIrOkxGDGTEvUvOBFk1EbB6UybWtNtGgV3a9k3AWPMlzBvX9Yz+nm+rgIywMsF7qXscKK",
-	"HhlP83oFKcS9IwW+92hGC8u2vgN7xQIwH9BmsSAJVIRZmJ9KYuay2lX2zCEPhP70cblS8dyROiokW0sm",
-	"ch8tQy0gkmMJX7ErGYlIKUOpL7orl7DcVHORbZayHMn/t6exQvSQ58p7nuK8FVehqZUf06ZSGXI76rbe",
-	"TgvaaUE7LWinBe20oJ0WtNOCvhEtyCg8jiKTl1F3CfAKUetXuEpbkbaNpFAtaudXdidjL5exTbWoBxew",
-	"1z0bmPX0kBeJ0bbfC9SQ7c61DI7E9dn45vR60O0MT4fRSUe0Tz+tfC9QXe/4XrAuiM40e5D4Ofdt85sJ",
-	"nTOLumPUHAuqEtEXglg9tGfd0v+WpXkvuULrrO9OqW6Wt/SGCY+8p2hEp6pDaWzJRwTm1B7HagQ1EvRR",
-	"8vJxt1urtn0L/cN4omDjYt50HYt/EhoDHJfq3Fcc1MA9xhnp6fLxZe/4/bVqUzknQkh0FAu00j5BuYLj",
-	"84gI/aBVNxvpQxTWNwv6lkrr19ZPKgJG71ME/y7y4lIh6tJIT0W7hgXyaRsFeC4QHhMc7D8tNKLCDRLK",
-	"y76wr1dp/t5JKszI74x0vRURxYrqWkgpCeSmvo1usZNUVksqFk4PL6tcEia3cvhKa1hhCF6qJuzQYDka",
-	"KJg+BgrkxGiTTEkkOchzW+shFg9UJ4bXfjKVpt93JA6xT3Rc4Pt3L228JKjPgznCSELEcmCCscAdcs87",
-	"DA8/+zwgX7zKjK0rSN4yt20rokJkaQu9MVjcK9D+gw9pu31EkKeryTpfCFsVzP1GOn/mNmL0P9ZI7D2t",
-	"Ht2Wu/Va6EXJrgE5p7yM1Ba8hu1IbrVbkdUMEzqLd/7S4NTPderrrqA9GQyvKpH58tVl0/gE5b7rFkW0",
-	"QTaTzlS7iCfExJ46mb2XGPhFBDk6I7FkXbmkUI3DhWSqJ+21pWwbv5P5wRSHKUExpolAQvLEjaTSiNVC",
-	"F0aCOGlrn2U+RJD9/rgotL2JCbt4+wIdtdo23s/GMGtn559MJNrTzOWfJDqtuEBU7j9FsBh9/nrNMBfO",
-	"pnfnK+iEnxt+EgFJbRx3jYjqguakXXFb3jgVK6ofCUIywiEiTFI5R5yZUOgBGeOwEC9q4siIaKHnEJOj",
-	"46OoQCwNQyNOxQmf0qBSMtAp0taRd3e9F6bLl2bdN163t/Pe69dI6/Di8g066pyeZnkddFSvzvVg/lRC",
-	"5U2KE3s0rtNqDSvYkhRyv/LEBmioLWFGocIKQ9De1rOfkYGgkvwkUMAjrKgrNzGhGOnAWp2z3/SiIrMm",
-	"bpwpmQYKG4a0KsPJH3CVDDzyhmhPzmPqQ0pszNDzF6/371L2Nh+wbxltPcu4e/AvskG0UfBjnYlZkAqD",
-	"IneY0fauNVcxLKoSHQQPITNFnFAiOdQqRO8vke5pdeu9563O6fG+dlM25F6UsUGSW7mgQtZYZEJGUH6E",
-	"D/tZ/GgV14dWitlrXFwokpMRjbq6uAtXPXxRG1+++Ew5zytzLcuFCCSPGZ92p5BXxhWwTnuiiNedsuAI",
-	"yf1Jn9zqdJJ3w6pLNcZzO0Qt1NLTink04LUJDQThU39CEqQ7lh9A65C2u9/W+nfUUMClsVPmd0ucXDTc",
-	"QjHssrRueJPrv2PZTJ6H36Gki8TNoTplorDk/i2i9gKmlXAg0yQs8D6ukREucja9EEKtfqiC7k9igTMu",
-	"uBCUPLY24sd5vqWnKCBDnIZSWBW0tA7T+A7MOaSMdJYlYFU/9txUnkImhMg7kQY1VrdC6iY+h4ryaiYc",
-	"40RCdgLFDFIq75aLC9J3VBbFeQbCXoJsi7ul+qokrq8VWc2EEyuMmPtCgsUjdOjvnbOOxVxIHEIWkAr6",
-	"AD8CAt2FtumruLTmX4J0gzuseyEFnaUfGhktrjgHmeUyczecLbHm5b7Ta8Zm9/+r3/cHu98PeJ+3fH+/",
-	"4n3d5v3c5n1cvH8r78vSaldvSSI4c22gAmogZunElBwJKU1APMYDnmo/vEEqskwCq3lknXzjbllINW0M",
-	"y2o9TH0qqF3L9u9Oo9clJ98b4oiG83vMUPbRLh1aKR0nqE9Ii4V3UZEkleFdhV7ouujA9Xc+QDBsLbct",
-	"aNmHTH4VAfl2KG3D8+AzPOp60MO7P79aW22qlMdYA6y47o/1ruDdigBs45Zu81Y+RG2Adddy+9dw7bXb",
-	"6FXTuUcb3p6HuAAbMoiSqanSXWiJxOTazhyLmbWTE1pdfbPS7LRYsNz8UtMwkxUtHSXUT0OZQm1SnEoe",
-	"cVNweoDZRL8/+JwJmaQ2nkj9mUY6KY9TnxQyRiecUV/ABCQZgWLMRpQRYtwWhgoVIz6lbNS34/RHnAcC",
-	"qArDzKdYUxgmiT+GK8QDKJE7IFOS6Lj/EZ+ShJnqpmNI22PKq465iKm0ojNlIk0w89Uv12RGQi1rkxHW",
-	"d5GlQ+zL1CwuIgGF5MGQByvpxwkfUjUDpyGsYITVMjkzyYvU70QIIE229KpqkOBZP8KSJBSH8DfBYZ/A",
-	"owH8FdKR1e2lpgpqq4yHHCAmFSR5FKXMmPQg6CrBTMQ8kRbcMsFTEq7FmPvWUtE/DGwkxx2eDi7C0K26",
-	"Yv2YnqruukxLE+GNi7Pc/XEhd2+5+xODO8ZjPDSUcv58/Nytdur7Su8Nm3O5B3twqPPAcNdnheKjweZP",
-	"BRUPARsyzm/ZRv/4NvkaNvg7Wt4fzq6+1I6+mfX8wW3jG4pF75Zo6BdGNd9ULBkm1FesGAvgyFjdIBzC",
-	"Z5IqRgB6h6SsjyNi2qYC61L6mOEAr+WMxSNfccThHMkEByQon7VFNM0I7eYAcxR11J0K24rIrdpNBP8K",
-	"9e/gSP0DutNAEF0HXl1KH1pex/Av/DBJbsEuyMAkKAJ8A6IKSCJsDk0Y/MtheC0jNxuCjCfqfyP1pRDm",
-	"vUD9O4NvPsFXEhYjZ/DHtJAHrhp6V1aEXyaCV8vARQ3pqfFS1tJ5EzJam1ukhqBWhu/n4ntWvIioPfhD",
-	"ngW7c7XbUaTWH6tPSgIFA1TKBAkziKzdWKVYD7TqwMg9comMXyyu1OdxWVINQ1+fWS5axjiRjCRiTGOQ",
-	"cegUS9L3eRLz7AnIFPcvfil4SPr5g3Hlvt4W3OYXEjQKnmhPFJ3oNoaATCDoWlJLAm3yW+nxz8it7Psw",
-	"2OIkb2J8kxKkf85SJqsuaI+HAUn2YdanKMYC0jligTyssyej12mYySYQ1goLXMiHW8dKlJAp5anYcJ22",
-	"G9pTIKhc64AMeUJKizWe8Xdbbcni4oJ3cSNVtpSV5WouqjPD23TfLNB5oDLfgtx5jQVIyV5Vtn6T4XsD",
-	"eeaZ7aIkaJuP3sY0189RlwqS57O3Cerqhzb7Mds8S1qdiF0D4xkWTnzENkJ2d/WCtlkvqFgdKHtoc+IG",
-	"M9Quouna5CfO9BemaMIVt0h/L69t1/LWsgUZ+pL37fogCWmhCMQsc+A0pRvycgqP6ca9HibfuHP3WtA/",
-	"oMd3TeAtT2O6Hm/+4oR9R1ofsxTbUtK6BvmfOShZkmdtnRGn0Ieu1ebQwqdQVoBpWS2cg6QXcHX/qG9K",
-	"39hK4qYKkUsqVz/fOmnp6wW/2xXnsYh5HHyNfFWmt0LFqhNYXM4a0IKNqSoSeMUjag95f/OaxQJ54EyR",
-	"DsBsTJKsmg3jKE6ZL9NcVcpCn//WOe6cnJyctDvdo8VnWedif/jwtz87B+cfP3wIPp82O8fVV7l4UVdG",
-	"dLub6yEvZtuO6o5Zv925bneexOzsZDqJr9n5eSROTo7IILopXfHzwl7vQMOcja+L63aaPkhsdzkg9JuJ",
-	"715C/CprKQCmFwtqJQijk4NTFNARlU6ZqWUI3W6vROi9BYz+H/XppHn6ZX/dEb81qsUWyuVbLQXh7C5g",
-	"JGLi0yH1i8KDh/aGCY+09mirZIEBQQetQ2GwhGDw/PH0V0hHiu15IZZUpgExYe1eyNlIf9EzlgGcKAx0",
-	"BnaIsp7gOlUNbK3MPQ9aeCZe3pQe8/bz+HXdsFlaWFZPEDtlxuKEDOkt2js7Omqis+PjJjo7OWmis9PT",
-	"Jjp78qSJzs7OnkKNLiqymlyKkeyjQTovjmXpHlTEZXM5pmyESAgw1pvijLSQZ2inV3C68t5fek0oehVL",
-	"AIqFYRPNxiQhBWDlGr1JN2DJMRW6FhlKWUiEcOYSeF6hyGfQqQobSgg50Eivmjm1UN0TggMyUIQfc3io",
-	"3RbuyHHnpCTUlUh98PloWaby7M1tdUy7bvZFm4oVmlU5QOhfrEFEY6rk6kALUHa3qZOpMRQQn0ZQYWqU",
-	"ECKeLmB1YcdHT1pPnhyfu5oKT3XlGlPSrNE7bzu5hg7Oc1LJMlKajV6xGfvTVndj72xhMwedbrd13Dk/",
-	"XrmdzllhP/DnwobuJRJv3TVlMwnY0uBMEl7FbwqNl3qOZIeSUeWWW/IQ/FmwryiDLeeW1e4cpBIlZJhX",
-	"0YQMEyvKJRYKcCiUUNfNEtFGs5F3rbYvl1SBpXsqlaXcg2K7sBNY/RgnJNA1dg2l32BhirNFfN363oOn",
-	"wRZYpXZZyBhlyymoSQPPGloUL6hULNYZYEpKc10NYLu3qAqP3xGfJ9VJQC/AMowS2+IpCviMhRxD9kVb",
-	"atM7zBqIw8/Z5z4NvhwOqUHGMjDCcD0UwrC2YTab1U2mePcEiumyF/hfUlt/kSEBbuFifRa59SeenYE+",
-	"8npqZtbJapdV2mK2laYGupsybbWpMxv+GVecQd4zJUl2Qi3fjgcWzSKG6UxFOJg/qgVzyVa/cbNlBUQf",
-	"0FC5CkbLrZNVp34/cvB172adK7YSeuvsFsXr0AMIbtt0oYZsd66fPPl0dB0nkuDhUXfmi+uz+XTY7a5M",
-	"SKe6bmq8yPa+znSRNXwQw0XO574ps0WZildkVOU+EUKBRaenADzJKeaS7Bxx1g08e5cTiGZjMdNXxSGV",
-	"SnoXn5mbtgq6AA8+MK9kenKlWUWbD7RdrmiIDOpaXEpmtRUWl/9ZbXKrNsisMiGhE7X+dcais7Nuu3Sd",
-	"ThdUYbW+yvmv+ITc28sXcCWv1FhxhQzx6huKqTcLBgultLabiz6cNAAf4aGp+T4hCxTXaolHkOEuI8Cd",
-	"k0UKXCWRws6XlxQ2pRgPQjqFd0+1AOvZQaIBCbRInF/WxV1Dp4qwMzpiJEB//8cV2oOyqPtPtYMsVELX",
-	"WvNha0bC8AAK0h5ezyaidS04K79jHbfPT9cWV4ZFfKwEQBj+mhCy/FHkD9dtt2SQ0RfpJ0jXiBSTqCq8",
-	"7Qy2oFrw2aIzXyqIcOuNVZQwrdpyHQZb3q0pOsf8MA1I/Vz7C8PoAUrUfpHW2wyLAq5tcT7XvtvuVnkh",
-	"50OfVLARx2TRv8M7JHiN+fN+zEPqz/uVBRnf6jZIt7ljSca6KkcZxk5+Z5JEQntpcqYplahe8JVqqd2O",
-	"spZ3XnYqSF+h+OZo8l6QZ1iU0eN4TeFZEPjKx+roVPl6ioRzEc0cDK886BUgrUMy1smZObmwhoke8uRw",
-	"67KmGrLdue4eTYPRUA67w5vOTfv0eDAY3k4nwUpZU3XdVNZcRgSqpE5NEefL4GGcWk0kRB5XRfojvEyS",
-	"Kk+/TuItt38QwXeBm3xT8m95dVuReBZPEySERS5ZkmNbyLO30oP40oESKWI5f0wWGlGWMZ3K/FbfH2OM",
-	"KFs+z3fEJX8cLrfiRErXeJHbfTNMbpnKfJnryYuUoEDNfRMT62TbNGZRWHs/IVNKZhDRqRaxhuxbaFdQ",
-	"fCuL11mVnPH+EPuSJ32cyjFhkmbBuNZ+x7jMFAC16FRIHpGkb6JlFWfWkbImuei83GOY4DTo45AkUk09",
-	"NSG3dDQmSd8N/510uoW/I5xMiNR2hZiHIWWj/pTnX1C12jCPbjDxs33MGE+ZT0zIhCB+qpZollAF1vei",
-	"2hShY0zQbMwNTS0qfu9fOLof2mNcIowCLMYDjpMAtOGKPPXrw/Nrv1Sup2FqZ5p4rQvhv7PH4F18GOMx",
-	"l7yanl1MscRJXQq2WSgEEJWlmSccj8N8fVXUwQB1pdirDr+HvFQk2xZ01ZDtzvXoNDqSs/a42z27Eclt",
-	"NBVn0flstVFVdd1U0FWbXSddqjYPIlHCxfympEi1oi28AWvab/BkmzRijUx3Vyrwbd361bfcAd6yE9z+",
-	"Wz6cI7rYOAvB7qTvG0TsWiiXeh8fGC2skIVgMEenxiPN2tQXHLKVUgYRoHJVETiTqzvCJhvZypfAWn4G",
-	"8HQxw2Kj+m6L2RxuY5oQUWMq0xLtddoooiyVRCAIo9Sk6oFjztwz3Lx0coUTVj0rozvtKt+GUk6qIlpU",
-	"OzoUYP9xDdo+U+hTlYVBpKGJQQAMAzVPHZkmO0EBnRfRN4H+mwABFqKnVWuclq5W3WEWoGhWUhqxFlju",
-	"lnhSI7VitGqMquyS1T6qpEARCkVrcgms0z06Pjld995W+dq2kL0zIPXA8C47y1LccSp9HhltD9ac7Tir",
-	"1DzR6jFPEuJrzBzjVGjVU2MphHuE4A/T10e0RAEtXdT1kRFVhLeHvOlw63ESash251qOEzY6fdKdDOMB",
-	"mQ+IIDKZjPBKuVh13VQudiFxJxy9ysN8JYdX73KWHIPDi9h7L+K4wuqyFhWX2UG82JZAySpkoYSOxuYa",
-	"UaGxkgRoz7P45e030RGaJZyNoJWWl/J2GZZ6+4gnyOFLED6vGgDqekVvhKzmSYbH1Qhfid2c+ksSIF2g",
-	"qf1Ry3ScGSeaR3A6zKdWEoGa/vvxOMxgqvm667V5b4eowmBVLohrPA/dta0kZdkBKNIVhVsnXVGoSNf5",
-	"WdztCjzrXN8cXZ+SeXx2fiNv56tJVxRuTrrsbtbp9VnDB1Hu89v2TWn42bK2UiAvw5xCibyKG/0UDYn0",
-	"bdaqgHI0pRh5//X8ChXcnmnwxcY+uejvPaofazWMvnE31sWjeEAv1hUQWu7EWoEs35kP61ek9lWnYK5h",
-	"doOLMPiZB+ZRfmauq33DQHu/XV29RW/fXF5ldQs5G9JRmpAAERbEnDK5/xQFVA0YKXqieYGOFWxBTqns",
-	"J50wKMJxbKIfQG4gLFC7W36Cz1WD5+bBJHu/wXGc8OmqniYo3LTLBtCJs1o8VhyRshWFXFW7N6rZC1bd",
-	"m6eyTvc3qXT6Z+VhW/blq0Yp2We6qR0mpGzSsrx3Wf+XlE1+NW1sR1tXMS+Bt7pW5C+2XXkAUzdvdW+3",
-	"+HtzsbTn6s5FvtMsloRcVy2WZRBfn2zkzmlW3MvoxARsFvSgRPRFirwRw9GP8tq75jWYOjUJ+NJscEZq",
-	"5FdfANuXZq0OJeyo2cvFippdytu9C1te262aYqztVUEnNumTEYd1nWrgY415qynKuo6LpGQ9MAuEe13z",
-	"ZZfjy8cvX/K360vVWrP/AcEJSS5SJRItSO5vX6AJyVym44QrRthDnpj0FcL2W62Wh/bUR9Cp1fcBibj5",
-	"Xn3smRxuNuauOrpSh6wrLgf7gPqrsK5c3RhLGTe+fAE/oiGvcJ2YUembl3IIohckHB6MuZDwtm7T6ecu",
-	"TEjtbu/y1eXhq1eXTS1BNzO3BqWa6LwrzQ/MtaKIpuXuYr+JZjQhB5CEU1I1TZYo1uRivUyTEVEztT6w",
-	"D+zf/g1dFPwiPjAo0O9d6LSyn4w562fYO4ISrv7F2xf935//U9dz9RBnStZN5lAXX6lOJibfmTRO+ICI",
-	"JnIq2yLMgg9sqQ84ekmnunQoEhIn1mXcHrP3VB8WNNjLTtnbB1czyFsD9ibnkD+wilPe80ACOjRSsDj8",
-	"nMvDXw5tZj8vr1ffPcnz/cUksd5u+7b8p4HBBxalQoKripKzLi2w4ZoyOLUP7ADBTVUnD8vwhCl7j7rt",
-	"zlPQjLwm8t5eXD37TX345fnL51fPPZ0uATLNL/Zrt9S4ei2Ms4Pu7S1KjP8/ZPn//KEBVfE/NHro8wfA",
-	"5Q+NJvpgmbD+I4Cs6x8a/+fLF+8pEkRnU/Ceq56eDaUGP8AwRCJMRwLmfc/gIHV9Y+eN0Lr8oD2Itp7i",
-	"kAY6VgLW4u230M88oMZCFtKISp2HrYNe0Z9haKXJ61wNNvvloc0saXJSah8xD3p7aK9zoPRsmzICdU/2",
-	"S7p9DigNRRMxDnE33ouARDGXhPnzg9/J3IPk4wphusdojBISh3iOZpQFfLYPI73D0qwc8MISqj0dVDFI",
-	"/QmR+Wo67bZFFXEommiQJgq52u39Hjrunhtsf0dkMj+40Lk+8+Vm56nrdwjk/d+Dd3qwgxeBZ3HNqAbi",
-	"g2YhGrZqp3mpcivnC1f4z1N7AnFtIizQ3y/fvNaLIrfYl5AWKk3MEfc+MC+/NgpTTToRL1Mk1R9Kk/TQ",
-	"XoZMruqS4ZR9//H+d+F7oYD8GxyBQHuXErNAkVW7xf2ego5nyOABDUyuFNDBfxLII1PZ9xANmshQX+wn",
-	"XAiUEKkg+LTQPV91D71n9Naqj5brWB2q2EvQEcMyTYjXQ9600/TQ38BAdnq899uri2cHl79ddE9O9yZk",
-	"ri7Y53ytX1qfF2b+0vqs7tCXD439fZvPRKETFR8Y0tVYYOiDgChyGqBY0UizPm82FhDqKIifEKnu75Qk",
-	"OEQixj45ECTGCWhz2ZIFCqDAAzAp1QclXFdR0HsUU9/Zn+KjNg/dfg958j8+p4zefmlOO//xeUxuUdV+",
-	"pbOlLxpHL5CiToZ0KeSiDHVOkEDYV2QkJMHIuKRlEEeQoHhGFTGTOsJZHWBgXnJPkGiiExRR1kRHbf3/",
-	"Lhqr78bND6zTRmPAMPWhhX6xurDizhKFBAuJOFNMlzKE2Vyn932KEqLTJ+srxLjMjKOtDwx0Np+Y+Crt",
-	"j9B49eKq0WyAewDICaJ3eMhjwgRPE5+0eDI6NJ3EoWqbF3wpiA0Xb19oO7/QIkWn1W61QfiPCcMxbfQa",
-	"R6126whsfnIM4lM1R1W/jEiFiQBu9j/IAP1O5uiSZEj0POienHTOLQcHRqsz4NIRc+LgRMZD1Xfi8LP6",
-	"H3BP/bOi7a85KnpfKrkqS87/QulE/0Xk32cTXQlEUzfYTLfd1o+ZED0ANr84Ds0oh3ZjTjFwtU5QinA4",
-	"avQaEHoGZvIp/AV7ajQbEygYPumoj3Le6DXe/P5Wu+M2eg1BR41m41bBu3Pzz4t//n77LBn+cdl/cjX/",
-	"x3//9mb0ZOxP3+KYvgqT2QuM3/q/vX/HlTxrhMW1xkXYKUiOJYkx9X0osPSl2ThuHy0bJoPQ4a88GdAg",
-	"IBCIcKJhtbrHCyZJwnAInLzhSuCN3p8fmw2RRhFOFETeC5IcaO6ljlxRBwBusyHxSMG4cTkXkkQNkOMz",
-	"CWopohkGnkcIiJIUX2TPaA8n/hjiErP2xgM62F/EHzX6hV0CpAw3PkxLNeS8ySFw2KWKjNPwZxA46rR8",
-	"qSQBqGV2P3zWtuo/PzcGCWa2SkTjlyv0NiE+VWRBCfC8oU2XDez7Et6I4+NABDenATk5xbgth1GXnEAe",
-	"/WUjoD3r+IyOu/sKvqUa+U41mSy5VOP9ZVaXs9foHHWfoD8oI+hSZmU6eywNQ7doY+MlF+iCjYj2al+x",
-	"o0J5xMZ5u909y6t69hrPLkoFaszDZiPg0X8GMrbD4VTyls+jomdsr/ELjyijfsFHtte44gmRevrCG3Tj",
-	"b52j7lEePW3JtU6yX6i5pXbspuDSUDKr0+Bwa7s0Ot2Do+OT0ydn5xX1kHtQ9Motq1IsQVUql6KHr66B",
-	"8mdF+YeFCiQVmPHy5bPFkso9W1ehWAVEz29WrnP5Z1U4Mk5YdTjmVaX/SY3aa1zokhWHL7noW2RRt6n4",
-	"TFZIrK+nXshjD6dRmzQbGgLvhhUUOn85tETJEOvOetL7nplaLZ9IcDcKf9zt1pnG5CtQcu5zqMag+56v",
-	"73vF+SvM5kaZEPfhKhkfUaDMoOVwj4xafzSVUCvy1YIhCxQym4R/Dzv2EqCJ+0pYc9iI5SpGA1tkFXpU",
-	"M/3GvMJRDH8nc0PhAVw/82C+GXFfS9MfkVgvo8/fDRFepLjbI7IPQU8fiEZuSOj0ZbC12oqvkjJJyZcF",
-	"AaazZRzfyS07ueUHl1s2vJNVgsfVmNhcfFmEtRYiarDnn3FgWPpjCivtGgLHM86GIdWuDMedGlOYfVxx",
-	"/hInugzddykVPTPhUZlkUy0ZuZp18W0CpwElzCe1FG7bFgRXlqeaKvu6VejU2TQ/olLt+qY2uu3uyUG7",
-	"c9A5ueqc9drHvfbJvzL+lAaKPZGhn5DBcDY5iZ7cnEzIcdTFo+lpzg7+ePEWWX70SAqLOaBlGkvRpvRI",
-	"N/94fY/XXP7KUxZ853qNcz2y65t9B5pN8dKU1Emj1ehMbeCxFGM5zvGp4J1XlMw2ZCrgc/ZxraYFUXOB",
-	"LnbHh7YWoTH9DpTAIZCPGZKK+sqlypUBwVfVrqqv5Kb36sEF5IemQZtueK30Ydp98+LHpkRoJ6/Uk1fy",
-	"u11F8VZILLZgRd/VUNbJL7bWEBAgRXkGJC8Y+DT7eUxC8E7FbM4Z0e90ZAqxq0OlJbQgQZSbr0ggCCvL",
-	"CnUsKWgB74VnZ2emZAMRaM8tkSGgpL9AnJH9p4XiGaYExmKueZP/hXHZz0Diob1CrYwWes2hPKb2u+1l",
-	"bg0+joVbP5EPkQ49FEvkNzuD42NWIcutSrOfsaablCTznM4YZ/E7cqWKddkCAQvMqVgG3rruWF8K7/2l",
-	"jpCqWqRVZt114TCs4TmZlcb42MzTeGqVeMGjvl4pkL1C9az9qlIfVVvIS464m9i8KMhXEbCLtgTHKGFT",
-	"0R53HVsYVDFQ66zR72ihX/0H2Crs2wnQD89SVK9Ora29UKgUESZJUOJElwQn/tgpf+TmPHblcDhbZEne",
-	"tyeLL+eUWs6uodgbgXxjrf5nPcGPqNLnNf2E9mgYgOLQ6Lb/l5IFwGFxkOAJQdd8oKBIBZoRMmmhdyQO",
-	"5+jy6s1bJDnisUQ8BfjVkdCdqIuzZsOGUHSM6D4QYN1mMZlPR/EgHnYHx8H5NBC3ndOxQ+ovY/DCEhhK",
-	"BN2kJIUB2xCNQGOqd9XptpsNQdjqFelgiiPVdELj2CzHpo1omCTkj2KjAHTb0devYaAY2JtuqaK5+t+P",
-	"aeISvPUVKTceyup2WodzcykgtlByD+1ZF/nMctHMbTRPUZBqIkKUXB7xqdIgIN7rgKcyN3aYC7PfRIzP",
-	"IL2+RJ65cF4LAQhzN3AfJ8kceQBpG6daZRSBbl/3vfnepFBpS4uVBCqpVwWBOr1qn/fa7V67/S+oVaXw",
-	"sVTX1JeQ5Hj4qR2cfJLz7qdg1k46o9HNk+s2U3i8xgrycTOi9IB2na/PiNo5I2pvhRHV5EPFY9Z8yGVD",
-	"bZcN+WMSpKGm5Bsc3DorFdzGnYnqr2ii0mdfxfKWS9w+DsM6Aje021zefgbD/5AvaLkbQx3qZF0dIor/",
-	"0wxX5eLwimJr9V7LEKqdINycfn4SQXR+47irfeezAG+T2YKncqDuWD+ggMxB9suCL4XDrArZB467FcwR",
-	"OJreBQ4hAcqtODqOxp0ue9KNzk+H4+PxcNo5hc0yKula+C0k+F5bPDujtHkUs2a9RSb+GGqAugU7LeBr",
-	"aAG+oT+WImp69D2ZRLIo2FpE2rS9C6G20/ygxFpJY/1hyGeKYdpHQpAxKaQLhexkOhJswG8R1661JvE4",
-	"GvIkUsrQCoeoQ9O2vrxaSNqy4MSlg7XtAhISUQZBgLpmuJjBQ471AIR7A/UB8IBDod8Y0wSeRjQZ1tQS",
-	"R9fx0e0wPhqws2uGCZn6o+DJiZtjv/cnZOIQjY86JYfJw28p4UJBhz8b/+SpCQ+baZ0S/JJ5rifCS9PC",
-	"BlvoV9DnmD9HU5xQIlrolRh9SNvt7qk6OZTol/k4DucrdIPfKPozg4O6nh+baM7TRKmnWSlQiO2MqT9J",
-	"45baWVW9h1Xeboemg8tX3NT+0tdcyXjTLS3xsHIO6FaojeCkKVqZrP9jszHlYRrpN4HZIzE1pz7NjrE9",
-	"OmPL6XXO3Ox334+R651xZxVO4essENss4idRqJItnpoQWKvyetlN1CkCBsTnERHI06U5IFGDTq2EQ7Sn",
-	"05N5C0mXvP0W+gdEn+vL7DURjWKe6Lh4cqsPJJyj3AM3X/HeSbuDZjYDGmVC4jA0qT4xY1zuLzOOZRWV",
-	"vqZ97LH546PxviqutmNhX58/bcpkHtINbScb7mTDv5JsuOndW2dxzstP7YzOP7TReRtOLJmtutP+5eWz",
-	"DHeWSLErzCLmybKOVcS+bm5uFLGT/FVDQH4sq/VGe9bU2t2mDQTMdzkIjm+C8Ww2j28Gx+IaJ8MZG5Lz",
-	"4i4tb8w2WNyT1qjusqXjx1Hz9R3YaflfRcvPCVBGHu1X32OMjU01jJT84LovKmEsZfQmJW5yQbR33D5H",
-	"nm94rKc1bCoRuVXUfblObd7mvqZKvRHp3Jgornme2+hqf+UQnx/sZXQj0K8Vrc192UnWf0V3Dj8jYxXE",
-	"f6VonGVErikf5+3vJCQ70+1cPX40gqZXyKZqhdezLjs+Opled49vZDA48ruzm2QwaiwW9avlolEUii1c",
-	"MGUopJCqomJROpdHIfzlkcTgDMt3svBXkoULdMahic7335NrhzWC1qDRmb10BXluIh7rGkYhhAwq6bpQ",
-	"m6OSfL+yi/h2KPdCVOEbFs4LIACf4fLeqqMg8zb6RDe/7la5eZA4HUMpsQT35Papfzo+jT4NounsZPLk",
-	"9Dqe+OxE5hSPRnhEFhLsAh0ccyF7Z8fHR4fODIerBz4c0pAAq7RO/JZcGp/tf64wlv9/pdovFh47VvkN",
-	"s8oNfemXtTqHVpAbWl9RCzMoyuVziLDqNUYiemJPLhIjSHQWHInrs/HN6fWg2xmeDqOTjmiffiqdEeSf",
-	"1qfU6R7pur9kZC5NR/vWL1vbk3+5LzF5WEAGiyh6nAw1hrTuxIWvIS5EOV+zkkLG6r6jGDDJE1IQAeCN",
-	"F+JSBKISyLGJaHyKEiLThAnUbXd02gV9C5Cn41g8tAeVYWzkibGnZQFeisiblKLDVKYJ2S+mik9IzBNT",
-	"DA3S7bvlq7xm/nd257Q/jlcssOXp6gQVeRsuCQvMIX0L4WL3YH4V7GsN71j6c7tdLtW/QBw3pUiPGvy1",
-	"Eyx2gkUuWHxFkcFKBCaoL08TEm2QLMqSpyWGWz020NmMzO5b0r0z4/6VzLiXuux7lPGzCjFkuW1gk0xR",
-	"eW6gO5hvV6dH+hGst1lNTJc79TNyYOtn1nSH+5LXa+3Xc5+rnefukUh104WJZsqFHZmvNlt1N4g6t744",
-	"mZ3ftk+i7tmT2/HJ9RAvWbWewlnu2fHxwnIlD8P+MCHkUZS1XUKkr6ywfa/ZjJapbm9Nrj7ILaqdHEpx",
-	"DS10OeaJhBxpwsQJFLL8maqBQrWCRGiQO8/8DNnz9p/mo0OiQCqgTFeeJGpP4glhTZTqCoVNyOrBIEmf",
-	"7tdEszH1x7p2pM3FN0goGwmoybcscV8LeQqini3tJ2xtPevRwRCVAuk7i0Oki8A3EWmNWsjbO+6c7KOT",
-	"E0VW2m2vhS4YKtc9MrPbA7M/V+QZsbB2LvFXVSDzzHU2v10FtS5R5c3pVLbrB3Tg2DqjeHj2tjkgl0nz",
-	"+UW0CSF3AvzOw3mNh7O9lQgXWNoKjrZcC8hKsddN0YHyHpurAu/y2X5MRSAMd6akHyhzx1reAy9BxQ3D",
-	"AhICB/Tkyaej6ziRBA+PujNfXJ/Np8Nut3oFj6GDZBdwp4F8DQ0kcemfJdYOUfyefEssBi/hGu/gKUc0",
-	"wdvaxzEe0JDKOVRclmNSUFNyE73kUNidSnjW0WqDU+w8okJQNlIaBmVQ6ryy3K3ZwaVe4RqQPrNrowQU",
-	"DAjFRHuK1cHjFR4IwqRJKR2HIHJrcFa6gzijFXxBqCSRWB8QZ+EELzL49oXu1WlnMihOEgy/CjmH7NZK",
-	"69kCEyssvPdZy7r9rCAgtFZorUEIZ9LoFSqCtWxVpyxOU/G0VEgkJE6kfi+0DiWOw4k+SNiCPuo+IyRQ",
-	"WPtncXxTbqyli4sVy5G1nPJZHwthkpbAamq30RUwCLQjk4/omgy3z9IFRRQoI2J5ccvvhFhmlsb+JtmW",
-	"ZFZX4R55l654GP6aEPJj518qnXwcc8qk0p6c2PUhT/LqLQqQi1HhVjSVQ5DfukfTYDSUw+7wpnPTPj0e",
-	"DIa300lQjFivTvhQFRhul9LTIeLYWSVVvCfiScJnCEvUaeNoadT5x+Ui73Ij+dZjzh86yvzjY8jD5cux",
-	"E4u/hlhcQeccgg/VZdQhoe8x/dBlOoiooedTkmT4DYTc2XledMYRjJ8uNBDgi6VN6SBQYZZnIVqEo7Hv",
-	"5+wnZXoROhvRBfJKlMQrGvnXLdAY0EGC0y7QICR65UcDHGr5foxFYdBsnXZWzyjcXrOQdIkn2S57qBiy",
-	"uSxEs3y1v6q5fovs6S/EeB6Bx9yVUTzgi8hOlPnxRJm7otm68N1FSrp7QfpLRvIuIsJaCWq5tpqKei5h",
-	"0G5zjfS9+FE9wQrvNT8nFDNLhVORKKI2Oo2O5Kw97nbPbkRyG03FWXQ+65ZebN789IwzBi967pNNwsHg",
-	"h0dqVdqhW/ISoXLejw7xFEuciMOBWkgrfqSKROp0d2rU11CjUlH0a9L37HvM4qJ2YjUNEg1IEICnUT4w",
-	"oswhOstUAAWAryr2V9KDx7npm1zXBxRmv3mKuAmc1kljCm138tdfUv5KRcEBx5Le5TKWawuCq/U9lYzD",
-	"6NSU4IXqu8Yt03VGemoSvwRE6YNgH0KdNoooS4HEswDhMOQzgY7QLOFshLCUJIqrgvY0kP9wAPZVifpW",
-	"0jO5u3nYYDkF1D6cLJQHq+WQdBvThIiqNp2Cw+V0CKq6HCdsdPqkOxnGAzIfEEFkMhmtC0l0tPHYVsy8",
-	"C/iW+lbqQQtW1x11/ksFSIHfAS5ggEOk/yiQ4JXEmlMfvPTqaMV5481V4z/yiXYOkj++g2T35Ft3kIyo",
-	"ENvyjuw8sWwjgm2dn8XdrsCzzvXN0fUpmcdn5zfydg4CjHGJ69fxpnwMq0Z2MXemja9h2pi6dDGj3/mX",
-	"37ovEA2+aJYBnmiLjzw68Eg43KKHEhISiO6CICdbfDkg8A4KhhL1Q+4ZBIVpQu5PBBqmCfhY6ioOe9VB",
-	"Tvs6Sa71tcqjwxIiJE9IgOQ44eloDFzt4u2LFnpn0n/AC3AplmqRoZldGbA07stFBglmgaXZC+9dlmZi",
-	"34d8VDI+DkRwcxqQk1OM23IYdcnJ4Cg/8MWaF3vZI9dxd7/kXwjr0/6HetUpk4Ce7y8bUKqCdBq9Rueo",
-	"+wT9QRlBl9J83bUECBwq1WXqNV5ygS7YiITgI7piR0oHw6GN8zpvt7tnAMaRMZhdABHOmalllAGP/rPi",
-	"yarMMH/hEWXUX8oOF/jYUffICYqiEqwvPuH2rz5XaGdoa7MMpULec8dfs9fodA+Ojk9On5ydN9xf+sZF",
-	"lFCwGrEgFXo4taGISzoFZ1M+oGG+TD28hpHo82E/Q0pFM1KB9UsfZjjAjY+6pS62tBS30MuXz4Apcn/S",
-	"J7f+GDNwbmUcosb092IeDXi2PRsxFiroWsfYle+J6igljUj/kxq117iISEJ9fPiSi75Flk0dWJepRot3",
-	"d8e1tsu1DO1zCPoyF9Yl3vMyoaTIEdBgjlY7vO9I7I7E7kjs1yexO13ggaiqJYs1yOr9tIEtmtGx9MeL",
-	"BP59HOi3zvwRE11ApJEb7xSSoUQp07cheIo8l156hcgokoxIBXPQ87j84a4Z69axhm1fLL3yTWzjO2a3",
-	"Y3Y7Zvd1md2P87LyV3oo0bR2LVcFm5aT+vuzk+2MBl90ru/lAcE6NaNAe0ft7j6SHGEEiYcOQtBFBR0x",
-	"EqD3715mQQbZ8D8JpAavVn6yVr+q+Uts4ajdXb4W+3Jtxx4THBjXx5fczwh1FWBN08OsHVyNnbS3Raz8",
-	"hc9YyHEAeJkdsouaTirY9TJf1niFEdjF57tLgNkojik4DShhPlGXxny8b5VJM0wTRVynFiBMhnOEg4AE",
-	"q94YL0zHXe3JH+lZcVeo8QePkVxOAVyKaMlMDXpomq6ghjmhujstNGOs9iq7CAKneKNl/wJH+fOU4dR2",
-	"TWgPB+DdQyXCI0wZhBYyjshwSHy5X3yryqrcLTxRBUGJHH5V17I6RObLpqDfFWH8Voswala9K8H4F3RN",
-	"uwgCh+ApXWgtPa8jRh5+Np/6azwO3pGIT92KuWiY8KhEYh3SiagUJBwiKtCExLXpq55mkcTeM1fRjt7c",
-	"id4kcBplirOT1Lb4PqEAXL5U36OotlAh75mlA8uWkBOeO6/AzFGpNRt6VuO13AJrxXN5fhoPT4j0K0Ia",
-	"KNpChn5CBsPZ5CR6cnMyIcdRF4+mpzkQ/3jxNo/r31zU26llX+sx8oHv99Y0MHWroGBS/SuFoL3ONkOl",
-	"QHHCRwkRAmm7cOUN+1l1uff1Wiz1pEs7ddv/C/HhEOEwRIMETwi65gOha3bOCJksTTexYW3CRu+s2dAl",
-	"xaDAD1zlgYD3QBaT+XQUD+Jhd3AcnE8Dcds5HTuZIC/jROmnAoNN2pQE6p21wbuZxtSUDeq2odbg6hUJ",
-	"gNeRajqhcWyWkzlpi03DZ/Tx7IjF1yAW+jo5hAIOowaVgHYPQiJg5Er6cOhj5pNwbXzio6xtadw4rFFR",
-	"KrfyIOwCilEslDfWBQkpG5lWJkdVQiDpFThhzImE9FhQeBDST2lIZCPXSEMFHSwl3IJRaUdKH56U2lPe",
-	"Ai2FyHAznMaZ1o9lr/kuA7bhQFZRYUUBfRyGGwhIUBdhubrxDIfh/VWNXcjcj1JToKYyrLBmJ6J9FRHN",
-	"1zfW0gZ1FDUENNXsQWQgNXAunmURX5sQKJNmcxWRytKG3ZtQQe30YchnCih5lsJYIgpLgBT7iqNjNOC3",
-	"iOuK0IIkU+oTKOOFsESrcu+ZtvXFEBcyi/54Ok7OLiBPswhpKpiYqc+ZMyegHOVMIDzgqUQJiTFNRKtm",
-	"ecdCwsVGSNlEND6Cb+fEJF20z/UVqRj/yVMjp84QkFcop81z8RYMjovJINGv8CbJ/Dma4oQS0UKvxOhD",
-	"2m53TxX1Ron2Ro7jcL5C5KvKBDlfUWdZJ3jcdrpGP3GKgz148sZmw+647+OEqB1NeZhGuiDYbBOCvjyn",
-	"446oPwZRX0iMuEFCadv0gQi8Hrxu0MBi3mTI1hzHCbzvzIlEe0X1FHHmkyyHchN5CbkmvlTqrFJu86ji",
-	"wNtfFkVQYBFbSYT8MJQYGlMGMeP6Sm12Cg8eebBjkTsWuWOR92KROzeZv1RgwjrmDXpR5gNTWy0yb9or",
-	"tKKdx8pX81jZycSPIBNn+J3dKhsVsF4iXucRsi1PkDrysPFoWhtDu1S2dS76NpL96lu67PJsej0eXiLd",
-	"0ad70qedQPIXE0hWUU4jjkxJInR2yY1kkqzbasEka7Z7W7oXIdArZFO1wutZlx0fnUyvu8c3Mhgc+d3Z",
-	"TTIYLcSum1CNdW9Czga+ZGzxFaYMhRRCvSsWpWPhTbg393HY2ChCK8eKnUj1tUQq92Y61CEnB7WEq5wM",
-	"PJCElU2Qvy2NCQ7l+NNSSnVhLD3ddhvNxjQkOvG3Pgswb6SMUTZqodccKdQhTGaplyvI2G8w370JWGYE",
-	"4ZP6rF3PXbfG76Z4f1eUIn6aQFaPPz8WYwCnhCkYxwkfuG6ml3MhSWR4Tnj42ecBWc5p3qaDkPoosfHv",
-	"OhQffKIgFJ8wEijaNEGSg7MnT+iIMhyi9+9ePkUEShl6qkFryMOQz0jg1TrrX6H1S8omdwrQd5expUD9",
-	"b5qQbRl7NPTtIcMBOyj0UhtY15GkS5OrgU0gr78uiG6uYAP/6+i2f/7fk2WxAQFZSakifPuSsJEcN3pH",
-	"XdD31NYavcb/+/Pi4F/44FP74Lx/8PHzcfOo++XfcwYpZAKOr5p6WRNvfWnL9FghaL0ypcy364Bn5Acs",
-	"wQGufeqfjk+jT4NoOjuZPDm9jic+O5FOjfRIL6FotAXpYMyF7J0dHx8VMnOsHlgn6lCKNXhBOaZi4xX4",
-	"zxUG6/+vASmCch63EyC/BwFyI2/NZa3OoRVQZn2XLMzUoTKfgxd6rzES0RN7cpEYQfqs4Ehcn41vTq8H",
-	"3c7wdBiddET79FPpjHgSWHerTvfoGHg5GZlL09HOmyuTjWeCQO54msEiijaIqLHXfidEfxUhOsqormVS",
-	"5kBq8CnT8kGkZjN2LjAXWE5db/lHW+FmHvOWGe5RiQbE5xERjtv7fgtdsDniOrG4xJLUdYHPWeg35wS/",
-	"Y3879pezv6/K2MprO71qn/fa7V67XWBsWYBCLgNvia8V4hUMLdhFLHw7EQsZpV7NHTVXkgn1lycVe6V/",
-	"B8+YMUFvEx4ROSapQJLcSkRuYy7ATwQ8jbCsa84x465XltQ0h3GIaZFEN/4N/fb85Vvwa+qbhzjRl1zi",
-	"EF3Bv79dXb1F9pfWB/Zv6Oqfb59XdgBHFZJ8YBU/gpnkPz6olX1ofEGddvfJB9ZYopF2Tp88edLtnC5q",
-	"nQt3qAxJDT60p9iFAme71W4d738bJiVnrVF2bpVmJZd2ry9m8s7WLcFZLUAK5UUQ4yjkbGQKkyCeQNY6",
-	"OiXFbCKm8ElguldlFYEGb9WyXmsOcO8nEOtfUhAT+hnZ1d8B2a3jwaY4jhmxX8/jrXYqgUfimXUZinsI",
-	"S9OOlM5zpzhtW3ECACNcKMHp3GY4JKRPqV7VCTPGCsPY7vZ9+7dvZ6p4eFNF7Su30iTw1hnlQewCDqas",
-	"8ap6R9RsDg3ALDjkiUnBC2XHdPLmLAihKl/jnudcQe8pen+JALdtJTPEWTi3Jcic1LwCeQ4FiG2cfsok",
-	"DXWusSwQQ2TxDGgPSx3hMBsTBjkhQ624U7HfVN2YHZYEXhPNxtQf29csV7pp2UZ9yft2Ju8pwsjGS+Tz",
-	"hwRPNTS8gJihWwhqrUG9Y6B2faKwx0OcoQJAwKKAkeRheDBMCGmapxmomMwT9AwzHFAlM8G6mqZ9ZdyH",
-	"whxzBLr1TyKvOYpZYPpmO+CJU0Uu39Ay17gyob+je9yGFHmBdN6FJj6839yOcT0C49oVFfiuXeVqckil",
-	"aQLRrut+QopBUUrDVJ9JZh9AewqjB0o0Tgj2xwowTRTRkaZxOpiHkmC/iU7aR9q0PaOC1DV3vCM4oIwI",
-	"sXNg0eevetWY51Kf2HuGp5iG6lRWGioyMK92fsmKBq83UfwC3wtgiqaTDhqUps5EwR6hRwnytovIoAd8",
-	"ZxtsQSHaFcr+wbJ+bFYrW224Tu3ryhXUpiA5wi4x3VSg/k6V3HKVEwCxS4ocApcdUE2rDWQiymnacuvN",
-	"jlTtSNWPQ6p2dq6Ht3PVIE8rLVxZ2wcxb2Wj5645rjyYfX6YOmVpQPnyAmXZ2nb1yX7Q+mSPcTlcFN7m",
-	"NZE8DPvDhJD+YmKxZfpT7j+WGTBz0+QS97GnkCfbmGUzPxN4A7Z2SVbbpeyKh+GvCSFby1pWsjPEMadM",
-	"gkU6T3Uy5EmenF3d/cUkIpbLyyGwwu7RNBgN5bA7vOnctE+PB4Ph7XQSFBOcfKxMY1KVR8QupaczimBn",
-	"lVQgySOeJHyGsESdNo6WJin5uFx66AZR59YXJ7Pz2/ZJ1D17cjs+uR4qqWQbKUpc36WHzknysbZksYBL",
-	"63yjFnF+5yb17bhJLZ6OQ5PVWR+ow0bF1F9rFasKOrdcudpRp++ROhUSKH1f5Gmn/zy8/nMnurJS6Lta",
-	"pCkPoRqVESgX/VJRx58vN5ar9k+R5BPChPPCLlJgiqCpqCZISB6jGU8mEAlcZUpXzZZZ0d+LLXgUFYxI",
-	"PycUM0v8UpEoWjI6jY7krD3uds9uRHIbTcVZdD7rlsxIb356xhmD9bh2pITroMeRWswXIFiSl+iDY9Q6",
-	"xFMscSIOB2ohrXiTUh0AjTXWWQ3N3d1/IMNsKgrvlupEakoNcBuWywk7TK+D6Tvm9vDMbSmKr2RgqtmD",
-	"sCw1cO3cX0D97pz4K7uDd3Rrqn+HRBqTZEqFPYfakHhwL6a/GAnZuRN91+5ES2iVI9Cq/4GhX4uqa+Nx",
-	"V9MxM9p2iFllOO4LJUIrUmaeFv7+jyu09zz45fKiiaYkoUOqzkBX4PMOWzMShgcTxmfs8Ho2ES11o719",
-	"/bP2bM0kcceJiQgro5NoQIIAhsyX20J/4JBqX1HPPu71BVH6r/DQXudEdT86bbebKCBDnIYSnbfbFcnC",
-	"n8Hrodr1lQL/Vy2oXt5Io3febm+gek8Iy+nuveukAzo2eg0y//t48F8+fUP//uu/nr+7+u/LF+JFJON/",
-	"PXtx+iISty/ojAa/hbMX15xehsH7F6zdIvO/fwr+8UL1+f/Zu6KexnEn/lWsvvyLVFpadtndPv33luNh",
-	"D7QrgtBJp9XGTYbENLWD7VAqxHc/ZWynTpNSegeC0/a1jSf2xP55PJ75zTA6/Hp1dnxyU/4ejTI+mZ0c",
-	"xH9+3SL8Ekd2bgez7niB3d3RG/5KIGvWrju5aLt+26DW4FJk+cxKhG2FtgBp4yk52o9Zwmx8u8UhPy60",
-	"R6gi4fdvwQUZWIeZGtw711mJ5bUXhiQWoFxUvP+Xu5PNpbjGG9SUajKBTPAEAZALFxvfJxcpQ9IyfJ7q",
-	"1DwcFDIBEhz/ocgEroQ0HGe20b6KRG7uqkywTTf8vyob0JwNuIghJEVevueg/+7dmIS1XvdNYEX33ndw",
-	"PuyFeybg1GZOMEU4QAzxmMAtyIXRWSJAEVF4ddoZV5pmGYr+n6orQQGP2zws5vt+N7q59Fq8Kko/C1Or",
-	"P5ptbOXh1hwSMMv1T/xWnfHB00Lw4S5nElTbM8NamP7tFXq6dSp5cvRhNL3KJ7CYgAItpwntPB6H5Dmz",
-	"821LwtYmw5oNwQqtTbU3vz/s4H493AeaSr0KoKUdWQIN5Q6SvC3gsgb7LVvB07nXai9d7yRbQal/zQDz",
-	"S67enQ/t5X1ot/WJum7FbPCp+Y+/iG/Nf8HyKqi5hgdYgmjz4fkVOryW1gp7jBy8MfTJ78Z6Kn9EilNO",
-	"Cm7GCXEdfYy9SZjJEl0iRNgn56CKTKsxCcU0JF0u5s6ogzjc65GQ8UhICZEOeySEu5QWCstqdQ/JXAqe",
-	"YGfUHv5ZwkgcmqTM0F6g/ayktVmzVX+NKdrzDvhmYDYLlWIiKmupxo9KeTOmHjKBGhKk90f/DN9wQC/o",
-	"DZX4xU0uVq9TW9XNHWT4RncQN2+2cDU3dLyez6NUEE5idDShYy7+b1mFO6/Bc3oNEInoKqbGsMlwFCzC",
-	"PJBtrEbX5jGT0T2zS2555uSW0fu3ntwyY0o9V2bL8IND5RkO69PHfDRSdD68vjm8PoJF/vHTjb5b4Czz",
-	"grM3ZsI8HZKribyz6V/HpveQpEKyCrWeYM1XaPUilrGTbu34eg71fWcCVIL8XOi0M/7rR2m3YX58a09P",
-	"kZzF9ymSrrvnuTgNSC6kxsuexzjI0Ta0emonvcWsREl5rFYctf2lRj5b/2/nodegyQGRZ0DmqSCFgvW3",
-	"WT1nnTDrxVaefOPGbhFeos6+Jb0xK1rZg4NzGS+FVNV+mnIC6yYruyAxdz0hwVkwODsLPAEVZWNTwEVa",
-	"NlNkAnoOwFcoFEzJ1arkWa1LXomRpthvHPY1m4Gt5aoFmVG+KEfKcoZ3gEtZv5X7TZuQcyhwnZKMKY3q",
-	"cXUX/S9YxAx4BO3aoTJKGU96JC9klFLldDWj3EwQSxHkCaxzRTSFDg+OT78swyglJExpA+N4qqpRD/kq",
-	"q6I1mzIvV28VqnDNppy2+M8NE2zV/SXc13HFFazouuHU0k1hyC+yrD6wLGt7+kstQdhv4aUrrXkJYp4J",
-	"qyntu5U3erDYbH/CstJ6s2w4fjlef9Z49Mwti0LSaAqxV8LCb2tqWLSoXIoJqJ5juMR5lpsiKFNY+BIs",
-	"l8TDj4e/AwAA//8=",
+	"JJQI5N0diDFPw+AAJIUeGuIQ6N/nZuNXngxoEBC2ISIGJOJ9HFMFvuLh/kIiDjSeM4SRQrEDrlAK+wCY",
+	"1ccLnS/fPFcDaJSDvoIwBxPlOOHpSINRrQOxNBoAPTbHW1icOZqI980A/dCS2NKizXd0m3KJUaoxZrPV",
+	"wkKxRBEXihTna1aCMfZ9njJZWmdxVbBaEPz7uSDvrvRNiClDv11fv1mzuEw2jlIh1W6g01U+e2kWLQiG",
+	"WCpS1Q+5P1mYOuE3Slcx39bRZCrU1YMeVOSdzOzlmbZ+9xQKRngOJDgmiZpLkwuNiE1An4UFws2TztUN",
+	"aABDZACEa/OcSZIwHD6zG9+I6em+/QxqDiUnyZQkSH9ZQwkZsiPp9oj7QFRcOlecaqswfsfIXUx8JUgK",
+	"Z9WaBvlYwQugOhoVRUZDvAK05/3fA4OkB88Dbx8A+4rLX3nKgg1hyrjsD22/HJzv2ITxmaKjay+LJrxw",
+	"1HqgDIj52A/AH8y0ASdWOKdCoj2lwJCQsxEoe5hxOSaJxdYMUs/V/iPCJLkPvGixdw61V1wikcYxT+Ta",
+	"a/48Us0Um/VxFGM6YgIN5uj66Vt1xEYCygZTn+AOUiYkDkNsWIIDaXdVW4c3j0kCc9ZbGcDZoOg15y9w",
+	"MiIbAtrge19y3g9t/xzUPys5UXKO9LdaFF0Jl4qt44QgYBokAC0AvaQ/57BcnPjBhV2YRlFPzPRqAH6K",
+	"pFGfvGOZVeQeuJoQHMwXsVT/vF45CLDEA6wpEtP9/DEspYB7eritw0loCDiTB3O0h1FAYsICUPlF6o8R",
+	"FlqkcRabsmyp+tZfc/4Ss7ll7ptiI5ZG0Cjf+bdKCrVf1gCUcxRhNrfnLy60BQqBJQe1kQAzlYOK7qxb",
+	"hW6+aitBG2kMkTufkIAEShl2rLGZge8g07OrFmB6PCnZP10L4UHBLFlrkLxHaSBja6w5iGptDYUHma1u",
+	"ZefcpghAfMdwKsc8oR83ZhxWfa4U/S275QlKyJRPSKDOosb9tKfm6u2LKntBoo+oEJSNqhfyiqNLs0NN",
+	"7jOLzaqVvMqEecVpp1ShD7pSEj2V6nIWhuyhnwlOSILep63WkX/55nn/92f/hH84VKW8yq3TFgdyZi4F",
+	"/QyIQDPeMaMCKzLyjEkq55uaHQxvX6KTvAL9C4Q8nspMEqhx8EpfUmvWGpxWVQYEYSmxP9Z8DTOQ2KfE",
+	"HdeaHhbWVWmD0KbD4pp/J4qAqd+NMdLIWIqZ1VFtykaHGRbIGc0xbbpscrkJwqwR1s94Px5zRvpGsS3j",
+	"toLaWmxW4DUaJzxPMI5gUAtrqcdBw4RHLhssTg3r4bEkQZ+nJaX5LfFpTNUWoQFSDdavSaEd9vWasn6K",
+	"fGe6slqRVdVKGnO+Er2wVA6UZN4PKCB36Yxfm88o+7x6eVl7/ZNCTCqyzvCsAMsyW3CWtbAOWB5cQbhV",
+	"lboe3HM0pTyTg1fZ7SRv9P5sGAqJjW3z2WH75Lhwro0PBWueK6dVU9eFRT6cnJgQPNEyju6P9rzy7F5T",
+	"XyBPb9xDEY5jdRBDSsIAxViOQSWyyLIPljI0SAVlRAiUpCE5bOQb0A9aBo0WrOqXzkkPEsyCHuIzJgoA",
+	"Fc1ctWnao9d/TUkiYO36pcSuSckccaJ0DUk1/YSx+9oOX17DK3ivmaPZmPpaRzZY/5NAib1hAinOiqi8",
+	"sIZ+gIKnhoSHjPIzA0tDI2vrV+DSQ4OikevO1kDtOdiHq9duzSBIfbYimFn+hbHP6WcJgIBulrJQnZSX",
+	"A8UDWyaRh+gVmZIEiTFIEakUNNAvPUaE/kkgUOfVtEPsa1CXt76wVZ6MMDNse92mX7ttPzcbkkak/5Gz",
+	"qs1fvrpE6jtS30u7/0mAzHGb4kSSRBTfmi4jklAfP3lFZv1/8mRS3MTJ8drj++w+8//ZgOsMJ9R0Ua20",
+	"c3czH3LSNbghPgiU5ryfJgRL8gYnOALcxUFA9SPlGwenwYTcXHikss/ICjl9GEjzbxh5s3vxJh2E1HcQ",
+	"py7qr3xhuw8m32OS+6KcAftGiKdW/LD4BSBbgTLPgwrvlnlMnv8C7+sZAvSQh31f9j005MZhZDBHnROk",
+	"/k58pfM+Tbg/GfIkQEoFPuogf4wT7ANO7WH07t3zX6anRVeSBozZat/I+DgQwe1JQLonGLfkMOqQ7uCo",
+	"uPujdrMRY6lOu9Fr/D/o+2fr4PTDn62Dc3wwvplELD6Q04OPHz51up//vVFxumbbL6io5CkxHgEKmWZI",
+	"w0s0ESMzxQfh2XrxMii9H1QsSfTNq0Gc4ekO3z3XXdqOEwJOEjxvgG/HiLJaiPgmb1nGAFhbYawV6HBl",
+	"XhgXvXVwoLn0Aq30cYwHNKQKFouQcb/WBIxew1O3Y3lPhVHXbudpaQ3LthaTJN/NfHEv4MzVz8SO+21n",
+	"vrCZ8rD19zNfc1CKxKzaEIhtFSD5VQlsAs3GXBAEgq1AMwLuSjfwbAB+Chvgul63fnFZj/YgL4o+AyvQ",
+	"0tXJMZZa67Qvxpnq31Qqv5Y398jh6BB5LlE/xEGQECEOQ8pI29svbGatRLJm7SK7QKvAkp+guXBlnDDD",
+	"lGHRtEe2Fkee5VpIicIlfBCSSIMvTsgURFTs4IlW4vQDPBg8FxEHVlXl6SLHlkDw4dAYCKBxkewXjmNG",
+	"BoJKUkcczJSj8sz/ULuhAs0SzkZaDaELzL9V4ehlfygPCPBDIkyLrnnWoLXIllezYQ2wfAOm/YpjfBcH",
+	"25HlUhjIleXQ5UAo1V/jln6MIEOJUuaPMRvp6/0F0t5OsiNG6lWyGvJDghNh8HF7kl6zcXcw4gfW+GPa",
+	"Hr4yf/ypm31w2x1QePJTi1fUsdFrjKgcp4NDn0dPOI7pgc8DMiLsSTb1Z7e7mND4gBu/x4OYgzKnV/f5",
+	"cxUqgy0wItX6+5CGJXOhVcMX8a+GypvNpbVee63r9VEir+qVJuHiUn/hMxZyHKB3b1+gPev3rZ93lcKb",
+	"yIOQTkmABB0xAs2AqWzutL2gGUITvawPKwG8Ro7PHGRw1kNJ9HL7Ar32bW+d+Cfjk+jjIJrOupPTk5t4",
+	"4rOuLMnzraI8L+8hzmfbuRelvGQOQKxZdRH7KrHCkD2FE4YyKYS+QEMiAaFnY6Kd2i3owVDCJNprt5AA",
+	"UsFT2cxcjrroJf15C3izHleuKzne75QFgCtZu6aWBKjUZlMA0TwmaM8zpjQw/mA0fYqTQOMBSyPN7uB9",
+	"lkaa14WUKfKW216VlMadVToHmgaUMJ9UEQxFU4MmmP7BQz+kAqzP1rBXoX2AHSPoY1klMpjzwWZKeAcw",
+	"PQrHoPjngTqv4mEct+5nmzPTrTLOvXL5nWlfw162wrbkQKISOcwkTzUo73WZ3BcCRRoDIOrlLWxK182K",
+	"FLQWt7dyKw9gDFu6jy87xnWO5fUMOjlerbHomIaKAaTB1hlAGkBw09BPyGA4m3Sj09vuhBxHHTyanqxm",
+	"AGmwOQMwm1lr0LGX/EEsOpZofVsmHeu082bMGXmVvUcukFXzqKhUKOMpHqeJP8aiShMA4TuZr7+2upki",
+	"cdnMK7ebL/JZ++S4tghXsUktzJVNRmZB2XpWqWAVg1YjmP4mnLCxIU8y8KE98GDVx0Q0i/wSNKs60HUo",
+	"V4U6dfdcLSioX03wld4n7Nt9d3NFAbBuKWDzMOwPE0Iq2f7PIa6+v5xp1qsfvEHitmw/f2EzD49xwkcJ",
+	"EUpaSVmVOJCLNqI20GFljiJTgvfiDQdfgUWgkbvM0WmghizxgfaJOrq1T3+1BBoY35VmCiFp95Vs8piT",
+	"hZlf2uf/rE15xlVRjM3GENNw5bi6wWaDrhct4GhXiWFZiN8yq8ba87pNSbpyZzNMwQVXckV3tX6wyS7z",
+	"S7CMOCmsC6iQlPnSfZXeaBp1+2ohnbHE8gTwT+3n3ggnKu0GGeQ2h5WY0DiuOo23OVRMmyYCu3Hu5LLZ",
+	"RLWMwIB+S+y/hWdh7XzkEq/8QJq5qdihDQW8yLDQgNS9ytndy6FTxRzKRHCRUBcUaWAOGZWroUuXlOiH",
+	"U4LtlV9pK4GV95A3EFs3j6ghW+0bFpP5dBQP4mFncBycTwNx1z4Zz1dKx6rrptIxbHedaAyNHkQu1lz9",
+	"mxKKYUn3Ugo1mPJw+0PkqZvpKVrnOZfT0wHXemFN8C7CEoUEgMxIToK3I58sWMC2JaDkliklmxSQO+Rs",
+	"RJJizLeNhYOgBc5G+l1tQcJZtGHDi5Y1Y5dHAZnHmHf0muOE+FjmOTJKptrsew/CvjzJvdqPlY6pwYVh",
+	"p9tqVT5TJjxaN+QVuHuW5PV7ChsVDHIU5Zy/PmCw7xNgbEpXUYvGkuqnv2YGNOMLa7VmGohlz6RHrZWv",
+	"pMugt0ai0KbYC8T4TFtS8eALhQmp5Ky1OGDEiyvbXKmhfJXE0DOOnLnHoTGB0UC7FrowbKKI3m3wfA40",
+	"J5urDmA/L6N5+SgVrEALbxll6iHMKvxTmwgjz5d+33M2acKdjSnJ2SzaI1OSzLOmJTtYiTH+rX3c7na7",
+	"3Va7c7SSDe69f/+3P9sH5x/evw8+nTTbx5//Wy1pBWf87zV2pf3lrHOZO8yVjfw2wkJZPLTKbxaLbyQ2",
+	"TfOMFJaF41cpxE9xGFad1JRTnyAfh2GVaUbb1+uROdDp0mRJhqNfUhttx0xQkKihxxmKWMrsgsNQ2wQK",
+	"3GBRe3JOeeGQK8+ohvUYh6Gm55RRSdfrzgqySEicfMkjgOuG36dBdf6o3IOq4NvP83WUmcD5SpDFbGPx",
+	"sK6zShhaNaWaGsIJk+2fcJVSlD8iZchbOtxsX1Xyn1rqMxaQ4NnUBtDUFwH/QQZjzifIg9NRrD3weuhS",
+	"Iw38s0Km08fc39Bp28rZ6w4m38svqofxURASR/EKLAevnyzo/N54vsR1ZmpfCl1SmIOsgt6VDtqBWfYE",
+	"nm+rudyIWQGRRcqGJVaku3iI7p3bUdUdVd1R1U2p6jqrioJ9T9+6bVtVYMxW++ZOHB1H43aHnXai85Ph",
+	"+Hg8nLZP8Eovcui76RGr/a4zq6g2D2JVAdHwmzKqOLi8SlS2t8+yhEEq5q4c3IRUnCGRRcMkZX37stPQ",
+	"wcPwM+N9bYBwDZzqgIo+1O6hmRjUikNLyIgKqV8u2q1fXjzdB00YMFJpyTbYFRxi4EnLKnyVDENJ+P1h",
+	"yGeLc/3GZ0pUUMMnEEWJdJbJdQbOmm8/Nt5tK84shTmqNgKOvo6npNqVQJLcyTw677A80fnJPZmO3pll",
+	"PH6YBkRscGtMd92xeIGOF69PSNmkLwyFWUQY/QWpVkW4R3ieeZGts2GvfT6y5jDhRPFXmGDarc7xSiNM",
+	"t4I8JHSK/Xk/5iH15/1qFzfdBuk26N3bF1vZVV0GqSHqMEl/Od+3rdFbuMnJHNGgCVdX+7ySIA8FPUSX",
+	"bPFniNmEvhqVdRSrUGLL3E2CpIe/QGOSEPCNA3S3vtQsgPdp7VVNoljq7J7elIepiZb0Qj4rR7/VCOxq",
+	"NiRJItHHLOgryRGUFlF9cNeqJUyct9za8aWC9BVh3PzuvRPkKRZkLW5qYNUd9Q/dulKuyR7H8kUXydri",
+	"HWsWCbhDaiovzYpjKRKRbFsZIq/1yrM7vIzjhE+/WGfVgx1iM5pRXR1+Yb88shZbsclvXpktwfJBddpl",
+	"8Fml2pbP+l6ulwWOK5YIeJfhDM8F8nSmD88Fk/5pPWzcq7oSBNlbVw1p09X/fhIlP2+cIX7Pfbzrx1rO",
+	"85w04dkNofkmIQMhsz0htTFkPYC/c8/vwuVyY+cyAC3MnD30gzhrx1wpz/5CYFWKkGyHQAT5gIs0wvmI",
+	"9tx0npdvnkMGRhN8pTigP4awCIP6+8CQ1OcgwTNmc4XYZKdJzoDnX4UAleH4ADRoO0THOYJHoDuVYKlB",
+	"elwsenjqU57NAm0jWNWlQ+tMHaBBuhTGj9nWbR4x67faNzi6iY/uhvHRgJ3dMEzI1B8Fp92VT2j+PYxa",
+	"ZfWpOrJUHfDcKvuZWG2CR3qgLYlmOUULHpGDEdAT07CJTGWNUNPEgjupGqJRNAaqfysJDgZRKA29+6b3",
+	"Stq53ohjSN/DGHKMQeIbM+boVd3LSaaI+Y63TA8RCkm6ICWMxCzASVBUuPa8TEj3mupGZwOrf5bEdPWT",
+	"K6erfy9K515R+bLAuECeFepVv2UCvPrmSPAesqGP+8DoIL21p2V5TwkVWqVEmCFypwNXw7lrWcpIo8mz",
+	"m8sV1k/Xo6yfkCklM+/B7EprgmQfzuazZmLXolM2Q1gwWCcCQyjqe/Z8g8afOsae4sQdhWRdO7ubsmq5",
+	"UWgN0AtqeESZ9S15THvRolC0xM7zvOb9UvxVCaDL7EJob0SnBDGOdN5AsN3sV1hk1gDvcewxq+0vJfKr",
+	"MUR1EYW8fOAsnbLAEOCMEm16gZZZcHLUaW/RnLOUN9VQ/8oymCWxlCFNYZuZNmey32pdGReeKEwv/Qqh",
+	"+ylhQ+u1irtqnQ5UtVWCZr70L8jrkOGyTtOgRCcjUAIrMiWl7DbQHlTQsfUrzC5nOAnE/n1SQOzYz479",
+	"/DXYz46sfyWybpdRgfPSBB3aZArOzsu0vmiB1NYPxiUdmjTJjWbDT4XkEUn6Poa6cCYgZl5uN0xwGvRx",
+	"SBLZaDbGdDQmSZ8EadYgwsmESG23i3kYUjbqT7n9ATJE9E0CzD5mjKfMhwoJ4AXqpwmV82x4OeP9IfYl",
+	"T/o4lWNdPqikpi3ykz+yUyjZkGyFD31MPf3shPbSWCFTp9lqtZB1IEcYBXiufr8+eMkHNCSQm9VTG/aK",
+	"wZwzA4cla1qemOwyyz/kpprSKcaSLGmZrVQ1Jv6kaCpdniWtav5lAoIHCa0yf69sHWbeVFjl0DgieD2X",
+	"Rdo03XuCEOQVUnN5+xfI02lwe0jwiLj9TNIo00+n8PIKjsK2GkI+s831Vb3R3CdtwXIx5owcGLenhPg8",
+	"CWw1wVXpPOs5FxhX7m2HlpLIJEouobD6Gdlsbe7gukMpRKLOEyqYbZbksfoVShLeO9Rzo1QWzUaIly7k",
+	"Bf6SdURE4jpm75e2XTlLeInHJSlxXjQqM4DvJSQOKQnQ1fXrN/tllDArHHAeEgzGrsrc38um5YuZvdXs",
+	"A0KUwMNS0AJLib6zhVbPX87QvlFegiqbcWHAZoaeDra5B+6cURUs3ONY/0Ss91nLMm9AokenzBjHij/z",
+	"VFaYnrILuu0b+Ki37FGu0pZxa8WZr3W41M16NmZnu88P0u+32jfDj62g+1HOOx+DWStpj0a3pzctJlY/",
+	"P6wO16l+ftB7WWuut7FGD2Gtzx28vyFjvV7Ua3V3n7Mve/4tkwd4+rUAjY3tZO/q+vLtdRO9e6VofRP9",
+	"89nV/uO+1pYJ3jfsJVKC6EM+1jp48DqVW0QExRAWMQG4vsYA9d/LFy8AJd79fPX07fOfnzXR08tXT5+9",
+	"aKJnr35pov969/x6hyW1sEQx/QdHky9OijbGEgkSEoUPSZYgLcORvcILL6hAKaO3KXFrqe6vEDO+VA/Y",
+	"oty/MNR9BfdvTroojLUCW7aeiTgTzu9hhd6hyFpdbr1y9Yv+gvaU3Luva74dEKZ/g4Pcr1K7TDbHB1Wt",
+	"qpAwq9VT7fotxwnBQcEuOiBypvRDRYUKcWBK44Gs+PkevjTar5ZGkm1Bs7BNoOT2LiSSWBXH9WENJHVy",
+	"zOBL5YRsvEOjplpRIftQjkN5TAmgcrffvjSwANSHFQiWQ2mlKWHx6H+4y1Sy6tS9WzX08qytUs7ZdOvK",
+	"OZsq5fxm1mHHR93pTef4VgaDI78zu00Go9XKOZveRznPNlRDQ89pwwOp6Tm/+NZ09Rz37iNNXYHELaDE",
+	"uL50Yt9y5Byolvfl4jhkoSnV6/zSy5onm9rk+lWkQ1pI01rvkq3MabsiEJyy0g28j2uyM7lJFnUPOa1a",
+	"PvwtjTA7UAINSGP3fgXYWAJ7nVyNeSKfcu2fUCf37rqUu7pMSm7qNsbv9fl3n+Y5hksHO+MHIVHECpl8",
+	"vsjnQUU22sU8tO+uGs3G08vK57QlxXJ0DRhPNfegFIxAe79dX79B2kVc4dIgwf6ESLHfe8/eswPk2YLH",
+	"N4IzD/153Gp90I+NttI64xLNSBgeKFGCBOjvV69fHULXUsFh6N3+0EOMI69Qv9gzNZEPCzOWu03IHChF",
+	"KqBi7ISwfZh8qKT6JiJ3sTonp+CzHi4gES+MdfShhzBSP+shPTHpQyNvX1fNHeoMUNgH8gO2AUaI0udQ",
+	"SKdE9dJDxyGWatf9kPsTEmSjK/DECVenD7Xo4auzGuuZAtXCq9Y0NqlGweuv03XK0ZrXIPvsCWOOpYxF",
+	"Vna4sApb7jSgga7VmiRqB3xKEqRO/kqPwLjsAxih83HWWfA08QlAPeGpJPso4EQfObmjQoLb8ICEnI10",
+	"9RBTuNhs3qABkWMe9NUcxr0LZunaWdTAejiBBqnUCKXDU6lAurceKXf9+vO4dV5epcFFIIgC/Obg6GBO",
+	"YaCm/bIhFaqO0g8VB8mriUhTdolxZHICelnKK6+JSKCT2yrsMIFomZdGU7MwPV72sAzuAEWNLdRF982O",
+	"KXMPdN9cgVJBZsr6qSDZtnF2rlkYr8ARQV6pELSuZQrFxChDw5COxuZMTH+dlhAnIxi7fVS62vAFEqkz",
+	"1EYv6c+680KdXPTncafj9G2i25Qkc4UcMZbjimK7UCg3SUNyUaiuKxDB/tipr1tMkJ25aFUCSVetLixm",
+	"ESDLS2PDpo1jQecYjXmamIlyu7E7dpZcrvoN2XQt2y6yIXid+s65Xm+uaaEgdjYWs2W40YhOlaTEAhep",
+	"qkpuGwLmZqApEIFsm3pEM3xW8bmYi2a4SJMWqqEXBtUJJ0oF1+3gxXrrmU9r5g0F42fZ1/upEn3okJam",
+	"UA0OVIPyNAYY2bh5w+IMUAepr7gxQMZhxtk80AQYNjj6qNW7tQZQKZrQHGIO7SzJfgmx4G6SwK64Yuge",
+	"knhCWBOlbML4jAEh3nOrVR8mBAPL9mK1D8r6nIVzb1/B9KzVyjIg6lLP4G+rGh6ADEDZyOC+VcRt7GNh",
+	"pRa/aB4baU8fAiD7KRNprNMSFDqa79bunkyJKLCrEPuGXjguTdSy4b1M9FWaPU/meVXsQgDOvuU/pUSu",
+	"7kos4YfbT+58mAA+4DsapREKQUo1wMijW1OWKFJVODxcyBn97u0LJdOFmvEOiK2jZAgwlob/G9AAO+Mc",
+	"RZjNLRxyfn/55rkSDC4QOFy9JTKZH1wOJUk8KzPp+IGMIHdBTksZsV5zQ0zDNCEXBqqpIFo0GY0sMXQP",
+	"gAa5YECVEq62BCvtgiwGTssxscm/9M3Nzlrp/MC8KRMSh6EJh1KbMTq9uoEWCSAzmBkJ8lsAQileT0dp",
+	"QoL9fCna2U0twrIq44tol6BZKyRbTaYkh+Ne7pEXJ3xAqipXZNXtqzXYqiS0l1lLm13jEP2qROyKUvJY",
+	"MThFK9dyt0aFBrG0UGRJv3I+WroMCyjaU6xbQSY+f0FhyZfYH1NG8iXAfFqN2VNKRsmWk7GZTUtOGjOg",
+	"hUSVngUKzlsiYs6qvG6fsSkJufa71blcGWcHnbs7JURCnyUlZdcpjqYQbGnBZXdHZ53TGhXuZsYuDUbb",
+	"HvLIdOvZ29WQrfbNtPVxEvhn5x/921P/uDXBwYBMGV5pV1NdN7Wr/app0FvgTFVm6rkjiut0Wa7GaxXD",
+	"CDx6czumQ4v7hqiAexoLQsqgVphhR0MaSlMlIJPp+lg6nYwSWahO4NJ6mA04bn+5M+tvBIdyvMxjV3/V",
+	"aqqhSYtYty46nE+crAyWBpr05S7I+GS9rX1FfPjfZ5NKx+dnQafbbZ8j7RCu1ei3vz5FZ62j0yq/iHBU",
+	"tZURT6gcR+56nwW/XFWbNPxkWpFRME2mpNgfFlY5wqQqBO93ogPoQFuY0MCaIoB48glhQvEjQUdMVAXU",
+	"LU5S5SquJim/i7z+/U3lKtMqwvVOFPoKWu0ufre0qOOEzJtAF06O0yQEfs9TiWLF6hbDi44KN/3Py4N/",
+	"4YOPrYPz/sGHT8dHNVIwKijoI1OL0qBvAhroDS7BtQqE//vV61foH2SAFAyvSJZ1e0Lm1m1DiX25Taji",
+	"Mqm2tc3tCuXXVBwob1YNX7WjF5RNfjXk+oseJkPKJoeW8MOLJGgehJFAB00prdZ+f9RHyYUtfuOvkQVI",
+	"PuAzZDVclr8/Fk/4PiZ8NaO13WeiYt2jM0UC3Kg5PSMOw9fDRu/PWjUG1PQfmhtVbgCzFRaZknZI9e4X",
+	"yWJluBqETtIRVQL4/cLUqiz8OtVZXtncAcm6s365TEy/dnRNU5hQyRzaTgOnv1iiHLxu6GPX9imJfCty",
+	"896ngI/7UtW/z+P4+j4ONt7nIauey7q5biuPpkike8gL2WTbErwastW+6UzvoptpKxgOWnfj8TjAo87J",
+	"x/PTlRK86rrp8S3F70s3YpmgvauXV0rEffnyav8QXVuSqWNLPWOL6FsTFY5jghNFB+SYzNGA+DwiSOHb",
+	"tksK1SgmtPzWZUXhCoaj7PWjiegQYTZ/+Eu0vuCRJafo0ok3AhvXGItldZAuEGaIMt2YMzCqYAEPIeZs",
+	"MptNXheRSrRnx+t0u8jnTNF2qA+KYpzIBbn56LzVrvPi65cc5Wrc+bKvRK0gQHuSD1ZfsnL6NwmBFz7Q",
+	"4rKmdSdbCzydMqo+5H7J2n9W0pLPIdNUvb7PbPOs8uX6Hefa/Va2W6Qo9SWXokVCSy811ryFqK4v5FJQ",
+	"EJHQ6RpY8/xCu+bFrcC8WK2ruk6nYgNZULYtxqbI0BaLdWKUPdHmd9mU7dykxFaNDTNZn5SMMQtIVjHe",
+	"EM7traVWymlb/CvPOF3DC8Z0Wu4Bk+UgzonMkqKeGTMtUfOCF01GbRyUyrStNdGiVXS/knEXPMpwBff+",
+	"YT2nm+vjIiwPsFzoi4wVVvTIeJrXK0gh7h0p8L1HM1pYtvUd2CsWgPmANosFSaAizMJ8KomZy6rF2TOH",
+	"PBD6rw/LlYpnjtRRIdlaMpH7aBlqAZEcS/iKXclIREoZSn3RWbmE5aaay2yzlOVI/r88jRWihzxX3vMU",
+	"5624Ck2t/Jg2lcqQ21G39XZa0E4L2mlBOy1opwXttKCdFvSNaEFG4XEUmUwvKtDsFaLWr3CVtiJtG0mh",
+	"WtTOr+xOxl4uY5v6bA8uYK97NjDr6SEvEqNtvxeoIVvtGxkciZuz8e3JzaDTHp4Mo25btE4+rnwvUF3v",
+	"+V6wLojONHuQ+Dn3bfObCZ0zi7pn1BwLqhLRF4JYPbRn3dL/lqV5L7lC66zvTnF8lrf0hgmPvAs0olPV",
+	"oTS25CMCc2qPYzWCGgn6KHn5uNM5RJ6ikPqDo67AdwuwQ/QP44mCjYt503Us/kloDHBcqnNfcVAD9xhn",
+	"pKfmW/SO31+rNpVzIoRER7FAK+0TlCs4Po+I0A9adbOR5hpXHl24Ru+qq9M0l6kvaM8ErhhvMA2bBR/o",
+	"/YUyrIsun83G3QF4uR2Y38ujbKqfVASMOuWAN4yzvJ+8uFSIujLSU9GuYYF80kIBnguExwQH+xeFRlS4",
+	"QUJ5oSV2b+4liJSUjWoLNrZ5Vnf3i5NUmJHfGul6KyKKFdW1kFISyE1FKd1iJ6msllQsnB5eVrkiTG7l",
+	"8JXWsMIQvFRN2KHBcjRQMH0MFMiJ0SaZkkhykOe21kMsHqhODK/9ZCpNv29JHGKf6LjAd29f2HhJUJ8H",
+	"c4SRhIjlwARjgTvknvckfPLJ5wH57FVmbF1B8pa5bVsRFSJLD9Frg8W9Au0/eJ+2WkcEebp+s/ODsHX4",
+	"3F+k88/cRoz+2xqJvYvq0W2Bae8QPS/ZNSDnlJeR2oLXsB3JrS8tsip9Qmfxzl8anIrVTkXrFbQng+F1",
+	"JTJfvbxqGp+g3Hfdoog2yGbSmWoX8YSY2FMns/cSA7+IIEdnJJasK5cUqnG4kEy121pbPLrxO5kfTHGY",
+	"EhRjmggkJE/cSCqNWIfo0kgQ3Zb2WeZDBNnvj4tC2+uYsMs3z9HRYcvG+9kYZu3s/JOJRLvIXP5JotOK",
+	"C0Tl/gWCxejz12uGuXA2vTtfQSf81PCTCEhq47hjRFQXNN1WxW157VSsqH4kCMkIh4gwSeUccWZCoQdk",
+	"jMNCvKiJIyPiED2DmBwdH0UFYmkYGnEqTviUBpWSgU6Rto68u+u9NF0+N+u+8bq9nfdev0Zah+dXr9FR",
+	"++Qky+ugo3p1rgfzTyVU3qY4sUfjOq3WsIItSSH3K09sgIbaEmYUKqwwBO0R1xdwRgaCSvKTQAGPsKKu",
+	"3MSEYqQDa3XOftOLisyauHGmZBoobBjSqgwnf8BVMvDIG6I9OY+pDymxMUPPnr/av0+h6XzAvmW09Szj",
+	"7sE/zwbRRsEPdSZmQSoMitxjRtu71lzFsKhKdBA8hMwUcUKJ5FCrEL27Qrqn1a33nh22T473tZuyIfei",
+	"jA2S3MkFFbLGIhMygvIjfNjP4keruD60Usxe4+JCkZyMaNTVxV246uGL2vjyxWfKeV6Za1kuRCB5zPi0",
+	"O4W8Mq6AddoTRbzulQVHSO5P+uROp5O8H1ZdqTGe2SFqoZaeVsyjAa9NaCAIn/oTkiDdsfwAWoe03f+2",
+	"1r+jhgIujZ0y3y1xctFwC+Xny9K64U2u/45lM3kefoeSLhI3h+qUicKS+7eI2guYVsKBTJOwwPuwRka4",
+	"zNn0Qgi1+lAF3Z/EAmdccCEoeWxtxI/zfEsXKCBDnIZSWBW0tA7T+B7MOaSMtJclYFUfe24qTyETQuS9",
+	"SIMaq1MhdROfs8DMhGOcSMhOoJhBSuX9cnFB+o7KojhPQdhLkG1xv1RflcT1lSKrmXBihRFzX0iweIQO",
+	"/b131rGYC4lDyAJSQR/gIyDQfWibvopLa/4lSDe4x7oXUtBZ+qGR0eKKc5BZLjN3w9kSa17ue71mbHb/",
+	"v/p9f7D7/YD3ecv39yve123ez23ex8X7t/K+LK129YYkwuhlxgYqoAZilk5MyZGQ0gTEYzzgqfbDG6Qi",
+	"yySwmkfWyTfuloVU08awrMOHqU8FtWvZ/v1p9Lrk5HtDHNFw/gUzlH20S4dWSscJ6hPSYuF9VCRJZXhf",
+	"oRe6Ljpw/Z0PEAxby20LWvYhk19FQL4dStvwPPgbHnU96OF9Ob9aW22qlMdYA6y47g/1ruD9igBs45Zu",
+	"81Y+RG2Adddy+9dw7bXb6FXTuUcb3p6HuAAbMoiSqanSXWiJxOTazhyLmbWTE1pdfbPS7LRYsNx8qWmY",
+	"yYqWjhLqp6FMoTYpTiWPuCk4PcBsot8ffM6ETFIbT6T+mUY6KY9TnxQyRiecUV/ABCQZgWLMRpQRYtwW",
+	"hgoVIz6lbNS34/RHnAcCqArDzKdYUxgmiT+GK8QDKJE7IFOS6Lj/EZ+ShJnqpmNI22PKq465iKm0ojNl",
+	"Ik0w89WXGzIjoZa1yQjru8jSIfZlahYXkYBC8mDIg5X044QPqZqB0xBWMMJqmZyZ5EXqOxECSJMtvaoa",
+	"JHjWj7AkCcUh/JvgsE/g0QD+FdKR1e2lpgpqq4yHHCAmFSR5FKXMmPQg6CrBTMQ8kRbcMsFTEq7FmC+t",
+	"paI/DGwkxz2eDi7D0K26Yv2YLlR3XaalifDGxVnu/7iQu7fc/4nBHeMxHhpKOX8+fOpUO/V9pfeGzbnc",
+	"gz041HlguO+zQvHRYPOngoqHgA0Z57dso398m3wNG/w9Le8PZ1dfakffzHr+4LbxDcWit0s09Eujmm8q",
+	"lgwT6itWjAVwZKxuEA7hb5IqRgB6h6SsjyNi2qYC61L6mOEAr+WMxSNfccThHMkEByQon7VFNM0I7eYA",
+	"cxR11J0K24rIndpNBP8V6r+DI/Uf0J0Ggug68OpS+tDyJob/wodJcgd2QQYmQRHgWxBVQBJhc2jC4L8c",
+	"htcycrMhyHii/m+kfhTCvBeo/87gl4/wk4TFyBn8Y1rIA1cNvWsrwi8Twatl4KKGdGG8lLV03oSM1uYW",
+	"qSGoleH7ufieFS8iag/+kGfB7lztdhSp9cfqLyWBggEqZYKEGUTWbqxSrAdadWDkHrlExi8WV+rzuCyp",
+	"hqGvzywXLWOcSEYSMaYxyDh0iiXp+zyJefYEZIr7F38UPCT9/MG4cl9vCm7zCwkaBU+0J4pOdBtDQCYQ",
+	"dC2pJYE2+a30+GfkTvZ9GGxxktcxvk0J0p+zlMmqC9rjYUCSfZj1AsVYQDpHLJCHdfZk9CoNM9kEwlph",
+	"gQv5cOtYiRIypTwVG67TdkN7CgSVax2QIU9IabHGM/5+qy1ZXFzwLm6kypayslzNZXVmeJvumwU6D1Tm",
+	"W5A7r7EAKdmrytZvMnxvIM88tV2UBG3z0duY5vo56lJB8nz2NkFd/dBmP2abZ0mrE7FrYDzDwomP2EbI",
+	"7q5e0DbrBRWrA2UPbU7cYIbaRTRdm/zEmf7SFE245hbpv8hr27W8HdqCDH3J+3Z9kIS0UARiljlwmtIN",
+	"eTmFx3TjXg+Tb9y5ey3oH9DjuybwlqcxXY83f3HCviOtj1mKbSlpXYP8Tx2ULMmzts6IU+hD12pzaOEF",
+	"lBVgWlYL5yDpBVzdP+qb0je2kripQuSSytXPt05a+nrB73bFeSxiHgdfI1+V6a1QseoEFpezBrRgY6qK",
+	"BF7xiNpD3t+8ZrFAHjhTpAMwG5Mkq2bDOIpT5ss0V5Wy0Oe/tY/b3W6322p3jhafZZ2L/f793/5sH5x/",
+	"eP8++HTSbB9XX+XiRV0Z0e1uroe8mG07qjtm/Vb7ptU+jdlZdzqJb9j5eSS63SMyiG5LV/y8sNd70DBn",
+	"4+viup2mDxLbXQ4I/Wbiu5cQv8paCoDpxYJaCcKoe3CCAjqi0ikztQyhW62VCL23gNH/rf7qNk8+7687",
+	"4jdGtdhCuXyrpSCc3QWMREx8OqR+UXjw0N4w4ZHWHm2VLDAg6KB1KAyWEAyeP57+CelIsT0vxJLKNCAm",
+	"rN0LORvpH3rGMoAThYHOwA5R1hPcpKqBrZW550ELz8TLm9Jj3n4ev64bNksLy+oJYqfMWJyQIb1De2dH",
+	"R010dnzcRGfdbhOdnZw00dnpaROdnZ1dQI0uKrKaXIqR7KNBOi+OZekeVMRlczmmbIRICDDWm+KMHCLP",
+	"0E6v4HTlvbvymlD0KpYAFAvDJpqNSUIKwMo1epNuwJJjKnQtMpSykAjhzCXwvEKRz6BTFTaUEHKgkV41",
+	"c2qhuicEB2SgCB9zeKjdFu7IcbtbEupKpD74dLQsU3n25rY6pl03+6xNxQrNqhwg9BdrENGYKrk60AKU",
+	"3W3qZGoMBcSnEVSYGiWEiIsFrC7s+Oj08PT0+NzVVHiqK9eYkmaN3nnLyTV0cJ6TSpaR0mz0is3YT1vd",
+	"jb2zhc0ctDudw+P2+fHK7bTPCvuBfy5s6ItE4q27pmwmAVsanEnCq/hNofFSz5HsUDKqfOiWPAR/Fuwr",
+	"ymDLuWW1OwepRAkZ5lU0IcPEinKJhQIcCiXUdbNEtNFs5F2r7cslVWDpnkplKfeg2C7sBFY/xgkJdI1d",
+	"Q+k3WJjibBFft7534GmwBVapXRYyRnnoFNSkgWcNLYoXVCoW6wwwJaW5rgaw3VtUhcdvic+T6iSgl2AZ",
+	"RoltcYECPmMhx5B90Zba9J5kDcSTT9nffRp8fjKkBhnLwAjD9VAIw9qG2WxWN5ni/RMopste4H9Jbf1F",
+	"hgS4hYv1WeTWn3h2BvrI66mZWSerXVZpi9lWmhrobsq01abObPinXHEG+YUpSbITOvTteGDRLGKYzlSE",
+	"g/mjWjCXbPUbN1tWQPQBDZWrYLTcOll16l9GDr7u3axzxVZCb53dongdegDBbZsu1JCt9s3p6cejmziR",
+	"BA+POjNf3JzNp8NOZ2VCOtV1U+NFtvd1pous4YMYLnI+902ZLcpUvCKjKveJEAosOj0F4ElOMZdk54iz",
+	"buDZu5xANBuLmb4qDqlU0rv4zNy0VdAFePCBeSXTkyvNKtp8oO1yRUNkUNfiUjKrrbC4/Pdqk1u1QWaV",
+	"CQl11frXGYvOzjqt0nU6WVCF1foq57/mE/LFXr6AK3mlxoorZIhX31BMvVkwWCiltdVc9OGkAfgID03N",
+	"9wlZoLhWSzyCDHcZAW53FylwlUQKO19eUtiUYjwI6RTePdUCrGcHiQYk0CJxflkXdw2dKsLO6IiRAP39",
+	"H9doD8qi7l9oB1mohK615ieHMxKGB1CQ9snNbCIObwRn5Xes49b5ydriyrCID5UACMNfE0KWP4r84brt",
+	"lgwy+iL9BOkakWISVYW3ncEWVAs+W3TmSwURbr2xihKmVVuuw2DLuzVF55gfpgGpn2t/YRg9QInaL9J6",
+	"m2FRwLUtzufad1udKi/kfOhuBRtxTBb9e7xDgteYP+/HPKT+vF9ZkPGNboN0m3uWZKyrcpRh7OR3Jkkk",
+	"tJcmZ5pSieoFX6uW2u0oa3nvZaeC9BWKb44m7wR5ikUZPY7XFJ4Fga98rI5Ola+nSDgX0czB8MqDXgHS",
+	"OiRjnZyZkwtrmOghTw63LmuqIVvtm87RNBgN5bAzvG3ftk6OB4Ph3XQSrJQ1VddNZc1lRKBK6tQUcb4M",
+	"Hsap1URC5HFVpD/CyySp8vTrJN5y+wcRfBe4yTcl/5ZXtxWJZ/E0QUJY5JIlOfYQefZWehBfOlAiRSzn",
+	"j8lCI8oyplOZ3+r7Y4wRZcvn+Y645I/D5VacSOkaL3K7b4bJLVOZr3I9eZESFKi5b2JinWybxiwKa+8n",
+	"ZErJDCI61SLWkH0L7QqKb2XxOquSM94fYl/ypI9TOSZM0iwY19rvGJeZAqAWnQrJI5L0TbSs4sw6UtYk",
+	"F52XewwTnAZ9HJJEqqmnJuSWjsYk6bvhv5N2p/DvCCcTIrVdIeZhSNmoP+X5D1StNsyjG0z8bB8zxlPm",
+	"ExMyIYifqiWaJVSB9Z2oNkXoGBM0G3NDU4uK37vnju6H9hiXCKMAi/GA4yQAbbgiT/368PzaL5XraZja",
+	"mSZe60L47+0xeB8fxnjMJa+mZ5dTLHFSl4JtFgoBRGVp5gnH4zBfXxV1MEBdKfaqw+8hLxXJtgVdNWSr",
+	"fTM6iY7krDXudM5uRXIXTcVZdD5bbVRVXTcVdNVm10mXqs2DSJRwMb8pKVKtaAtvwJr2GzzZJo1YI9Pd",
+	"lwp8W7d+9S13gLfsBLf/lg/niC43zkKwO+kvDSJ2LZRLvY8PjBZWyEIwmKMT45FmbeoLDtlKKYMIULmq",
+	"CJzJ1R1hk41s5UtgLT8DeLqYYbFRfbfFbA53MU2IqDGVaYn22i0UUZZKIhCEUWpS9cAxZ+4Zbl46ucIJ",
+	"q56V0Z12lW9DKSdVES2qHR0KsP+wBm2fKvSpysIg0tDEIACGgZqnjkyTnaCAzovom0D/TYAAC9HTqjVO",
+	"S1er7jALUDQrKY1YCyz3SzypkVoxWjVGVXbJah9VUqAIhaI1uQTW7hwdd0/WvbdVvrYtZO8MSD0wvM3O",
+	"shR3nEqfR0bbgzVnO84qNU+0esyThPgaM8c4FVr11FgK4R4h+MP09REtUUBLF3V9ZEQV4e0hbzrcepyE",
+	"GrLVvpHjhI1OTjuTYTwg8wERRCaTEV4pF6uum8rFLiTuhaPXeZiv5PDqXc6SY3B4EXu/iDiusLqsRcVl",
+	"dhAvtiVQsgpZKKGjsblGVGisJAHa8yx+eftNdIRmCWcjaKXlpbxdhqXePuIJcvgShM+rBoC6XtEbIat5",
+	"kuFxNcJXYjen/pIESJdoaj9qmY4z40TzCE6H+dRKIlDTfz8ehxlMNV93vTa/2CGqMFiVC+Iaz0N3bStJ",
+	"WXYAinRF4dZJVxQq0nV+Fnc6As/aN7dHNydkHp+d38q7+WrSFYWbky67m3V6fdbwQZT7/LZ9Uxp+tqyt",
+	"FMjLMKdQIq/iRl+gIZG+zVoVUI6mFCPv/zy7RgW3Zxp8trFPLvp7j+rHWg2jb9yNdfEoHtCLdQWEljux",
+	"ViDLd+bD+hWpfdUpmGuY3eAiDH7mgXmUn5nrat8w0N5v19dv0JvXV9dZ3ULOhnSUJiRAhAUxp0zuX6CA",
+	"qgEjRU80L9CxgoeQUyr7pBMGRTiOTfQDyA2EBWp3y0/wmWrwzDyYZO83OI4TPl3V0wSFm3YLAwQEXqN0",
+	"HoXVY/ySN82G0fm3DnmsGCtlK+rBqnavVbPnrLo3T2Wd7q9T6fTPqswe2ge0GhVpn+qmdpiQssmhZeHL",
+	"+r+gbPKraWM72vKMeSW91SUnf7HtygOY8nure7s15JuLFUJXdy6yr2axsuS6orMsg/j6nCX3ztbi3mkn",
+	"tGCz2Akl6S8S9o34ln7b1046r8BiqinJ52aDM1IjTfsC2D43a3UoYUfNXi5W1OxS3u59uPvabtWEp26v",
+	"BVKztmMFgdmkT0ZV1nWqgcg15q0mRes6LtKg9fAsMI51zZfdqs8fPn/O386vVGstfgwITkhymSqRbEFz",
+	"ePMcTUjmsh0nXDHiHvLEpK8wvX94eOihPfUn6PTq94BE3Pyu/uyZHHI25q86ulOHzCsuC/uA+q+wrlzd",
+	"GUsZNz5/Bj+mIa9w3ZhR6ZuXegjiFyQcHoy5kPC2b9P55y5USO1u7+rl1ZOXL6+aWoJvZm4VSjXSeV+a",
+	"75lrxRFNK12I/Saa0YQcQBJQSdU0WaJakwv2Kk1GRM10+J69Z//2b+iy4Jfxnl0RFiDvUqe1/WjMaT/D",
+	"3hGUkPUv3zzv//7sn7qerIc4U7J2Moe6/Ep1MzkBnEnjhA+IaCKnsi7CLHjPlvqgoxd0qkuXIiFxYl3W",
+	"7TF7F/qwoMFedsrePri6Qd4csHc5h/yeVZzyngcS2BMjhYsnn3J5/PMTm1nQy+vld7p5vsGYJNbbbt+W",
+	"HzUweM+iVEhwlVFy3pUFNlxTBqf2nh0guKnq5GEZnjBl91Gn1b4AzcxrIu/N5fXT39Qfvzx78ez6mafT",
+	"NUCm+8V+rUM1rl4L4+ygc3eHEhN/AFUGPr1vQFX+940e+vQecPl9o4neW+6t/xFA1vf3jf/9+bN3gQTR",
+	"2Ry8Z6qnZ0O5wQ8xDJEI05GAed8xOEhdX9l5o7QuR2gPor2nOKSBjtWAtXj7h+hnHlBjoQtpRKXOA9dG",
+	"L+nPMPQLKqTOFWGzbz6xmS1NTkzto+ZBbw/ttQ+Unm9TVqBOd79kW8gBpaFoItYh7sd7HpAo5pIwf37w",
+	"O5l7kPxcIUznGI1RQuIQz9GMsoDP9mGkt1ialQNeWEK1p4M6Bqk/ITJfTbvVsqginogmGqSJQq5Wa7+H",
+	"jjvnBtvfEpnMDy51rtF8udl56vohAnn/9+CtHuzgeeBZXDOqiXivWYiGrdppXird6hnCVT7y1KJAXJsI",
+	"C/T3q9ev9KLIHfYlpKVKE3PEvffMy6+NwlSTzsTLFFn1D6XJemgvQyZXdcpwyr4/ef+r8LtQQP4NjkCg",
+	"vSuJWaDIqt3ifk9BxzNk8IAGJlcL2AB+EsgjU9n3EA2ayFBf7CdcCJQQqSB4Ueier7qH3jF6Z9VXy3Ws",
+	"DlfsJeiIYZkmxOshb9pueuhvYKA7Od777eXl04Or3y473ZO9CZmrC/YpX+vnw08LM38+/KTu0Of3jf19",
+	"m09FoRMV7xnS1WBg6IOAKHIaoFjRSLM+bzYWEGopiJ8Qqe7vlCQ4RCLGPjkQJMYJaJPZkgUKoMAEMCnV",
+	"ByVcV3HQexRT39mf4qM2D95+D3nyPz6ljN59bk7b//FpTO5Q1X6ls6XPGkcvkaJOhnQp5KIMtbtIIOwr",
+	"MhKSYGRc4jKII0iQPKOKmEkdYa0OMDAvyV0kmqiLIsqa6Kil/7+Dxuq3cfM9a7fQGDBM/XGIfrG6uOLO",
+	"EoUEC4k4U0yXMoTZXKcXvkAJ0emb9RViXGbG2cP3DJQ9n5j4Lu0P0Xj5/LrRbIB7AsgJovfkCY8JEzxN",
+	"fHLIk9ET00k8UW3zgjMFseHyzXP9ziC0SNE+bB22QGuICcMxbfQaR4etwyOwOcoxiE/VHFV9GZEKEwXc",
+	"7H+QAfqdzNEVyZDoWdDpdtvnloMDo9UZeOmIOXF4IuOh6jfx5JP6P+Ce+rOi7a84Knp/KrkqKw7wXClT",
+	"/4fIv88muhKJpm6wmU6rpR9TIXoBbI5xHJpRntiNOcXI1TpBm8LhqNFrQOgbmOmn8C/YU6PZmEDB8klb",
+	"/SnnjV7j9e9vtDtwo9cQdNRoNu4UvNu3/7z85+93T5PhH1f90+v5P/7rt9ej07E/fYNj+jJMZs8xfuP/",
+	"9u4tV/KsERbXGjdhpyA5liTG1PehwNPnZuO4dbRsmAxCT37lyYAGAYFAiK6G1eoez5kkCcMhcPKGK4E3",
+	"en9+aDZEGkU4URB5J0hyoLmXOnJFHQC4zYbEIwXjxtVcSBI1QI7PJKiliGYYeB6hIEpSfJE9oz2c+GOI",
+	"i8zaGw/sYH8Rf9Tol3YJkLLc+FAtVa3zJk+Awy5VZJyGP4PAUaflCyUJQC21L8NnbSv/81NjkGBmq1Q0",
+	"frlGbxLiU0UWlADPG9p02sC+L+GNOj4ORHB7EpDuCcYtOYw6pAt5/JeNgPas4zU67uwr+JZq9DvVbLLk",
+	"Vo13V1ld0F6jfdQ5RX9QRtCVzMqE9lgahm7RyMYLLtAlGxHtVb9iR4XyjI3zVqtzllcV7TWeXpYK5JiH",
+	"1UbAo/8MZGyHw6nkhz6Pip65vcYvPKKM+gUf3V7jmidE6ukLb+CNv7WPOkd59LYl1zrJf6Hml9qxmwJM",
+	"Q8msToPDrS3TaHcOjo67J6dn5xX1mHtQdMst61IsgVUq16KHr67B8mdF+YmFCigVmPHixdPFks49W9eh",
+	"WIVEz29WrmsJZFVAMk5YdTjmVaf/UY3aa1zqkhlPXnDRt8iiblPxma6Q2F9PvZBHH06jNmk2NATeLSso",
+	"dP5yaYmSIdbt9aT3HTO1Yj6S4H4U/rjTqTONyZeg5NxnUA1C9z1f3/ea85eYzY0yIb6Eq2R8RIEyg5bD",
+	"PTJq/cFUYq3IlwuGLFDIbBGAPezYS4Am7ithzWEjlqsYDWyRVehRzfQb8wpHMfydzA2FB3D9zIP5ZsR9",
+	"LU1/RGK9jD5/N0R4keJuj8g+BD19IBq5IaHTl8HWiiu+isokJZ8XBJj2lnF8J7fs5JYfXG7Z8E5WCR7X",
+	"Y2JzAWYR3lqIqMGef8aBYemPKay0aggcTzkbhlS7Uhy3a0xh9nHN+Quc6DJ436VU9NSEZ2WSTbVk5GrW",
+	"xbcJnAaUMJ/UUrhtWxBcWZ7qquxrV6FTZ9P8iEq16xvb6LQ63YNW+6DdvW6f9VrHvVb3Xxl/SgPFnsjQ",
+	"T8hgOJt0o9Pb7oQcRx08mp7k7OCP52+Q5UePpLCYA1qmsRRtSo9084/X93jF5a88ZcF3rtc41yO7vtlv",
+	"oNkUL01JnTRajc4UB65OMZbjHJ8K3oFFyWxDpgI+bx/WaloQtRfoYnt8aGshGtPvQAkcAvmYIamor1yq",
+	"XBkQfFXtqvpKbnqvHlxAfmgatOmG10ofpt03L35sSoR28ko9eSW/21UUb4XEYgtm9F0NZZ38YmsdAQFS",
+	"lGdA8oKFF9nnMQnBOxazOWdEv9ORKcTODpWWcAgJqtx8SQJBWFtWKGRJQQ14Lzw7OzMlI4hAe26JDkFC",
+	"eBjkjOxfFIp3mBIci7nuTf4ZxmU/A4mH9gq1Og7RKw7lObXfby9za/BxLNz6jXyIdOijWCK/2RkcH7MK",
+	"WW5Vmv+MNd2mJJnndMY4q9+TK1WsyxYoWGBOxTL01nXH+lJ47650hFbVIq0y664Lh2ENl8usNMeHZp5G",
+	"VKvECx799UqR7BWqd+1XlRqp2kJe8sTdxOZFSb6KgF20JThGCZsK97jj2MKgioJaZ41+Rwv96j/AVmHf",
+	"ToB+eJaierVrbe25QqWIMEmCEie6Ijjxx075JTfnsiuHw9kiS/K+PVl8OafUcnYNxd4I5Btr9T/rCX5E",
+	"lT6vKSi0R8MAFIdGp/U/lSwADouDBE8IuuEDBUUq0IyQySF6S+Jwjq6uX79BkiMeS8RTgF8dCd0J1zhr",
+	"NmzsRduI7gMB1m0Wk/l0FA/iYWdwHJxPA3HXPhk7pP4qBi8sgaFE0W1KUhiwBWEMNKZ6V+1Oq9kQhK1e",
+	"kY7COFJNJzSOzXJs2oqGSYL+KDYKQLcdff0aBoqBvemWKpqr//2YJq7AW1+RcuOhrG6ndTg3lwJiGyX3",
+	"0J51kc8sF83cRnOBglQTEaLk8ohPlQYBgWIHPJW5scNcmP0mYnwG6f0l8syF8w4RgDB3A/dxksyRB5C2",
+	"cbJVRhHo9nXfm7+YFCptabGSQSX1qiBQJ9et816r1Wu1/gW1shQ+luqq+hKSLA8/toLuRznvfAxmraQ9",
+	"Gt2e3rSYwuM1VpAPmxGlB7TrfH1G1MoZUWsrjKgmHyoes+ZDLhtquWzIH5MgDTUl3+Dg1lmp4DbuTFR/",
+	"RROVPvsqlrdc4vZxGNYRuKHd5vL2Uxj+h3xBy90Y6lAn6+oQUfyfZrgqF4eXFFur91qGUO0E4eYU9JMI",
+	"sgM0jjvadz6LDDeZNXgqB+qO9QMKyBxkXxZ8KRxmVch+cNypYI7A0fQucAgJWO7E0XE0bnfYaSc6PxmO",
+	"j8fDafsENsuopGvht5BgfG3x7ozS5uHPmvUWmfhjqAHqFuy0gK+hBfiG/liKqOnR92QSyaJgaxFp0/Y+",
+	"hNpO84MSayWN9YchnymGaR8JQcakkK4UsqPpSLABv0Ncu9aaxOdoyJNIKUMrHKKemLb15dVC0pgFJy4d",
+	"rG0XkJCIMggC1DXLxQwecqwHINwbqE+ABxwKDceYJvA0osmwppY4uomP7obx0YCd3TBMyNQfBaddN8d/",
+	"709I4SEaH3QuD1MHwFLChYISfzb+yVMTHjbTOiX4JfNcT4SXpoUNHqJfQZ9j/hxNcUKJOEQvxeh92mp1",
+	"TtTJoUS/zMdxOF+hG/xG0Z8ZHNT1/NBEc54mSj3NSpFCbGdM/UkaH6qdVdWbWOXt9sR0cPmKW1pA+por",
+	"GW+6pSUmVs4B3Qq1GZw0SSuLBXxoNqY8TCP9JjB7JKbm1MfZMbZHZ2w5vc6Zm/3t+zFyvTXurMIpvJ0F",
+	"YptF/CQKVbrFhQmBtSqvl91EnSJgQHweEYE8XRoEEjXo1E44RHs6PZq3kPTJ2z9E/4Doc32ZvSaiUcwT",
+	"HRdP7vSBhHOUe+DmK97rttpoZjOwUSYkDkOTahQzxuX+MuNYVtHpa9rHHps/Phrvq+JqOxb29fnTpkzm",
+	"Id3QdrLhTjb8K8mGm969dRbnvPzVzuj8Qxudt+HEktmq261fXjzNcGeJFLvCLGKeLOtYRezr5uZGETvJ",
+	"XzUE5MeyWm+0Z02t3W3aQMB8l4Pg+DYYz2bz+HZwLG5wMpyxITkv7tLyxmyDxT1pjeo+Wzp+HDVf34Gd",
+	"lv9VtPycAGXk0f70PcbY2BzFSMkPrvuiEsZSRm9T4iYXRHvHrXPk+YbHelrDphKRO0Xdl+vU5m3ua6rU",
+	"G5HOjYnimue5ja72Vw7x+cFeRjcC/VrR2tyXnWT9V3Tn8DMyVkH8V4rGWUbkmvJx3v5eQrIz3c7V40cj",
+	"aHqFbKpWeDPrsOOj7vSmc3wrg8GR35ndJoNRY7GoYC0XjaJQbOGCKUMhhVQVFYvSuTwK4S+PJAZnWL6T",
+	"hb+SLFygMw5NdH7/nlw7rBG0Bo3O7KUryHMT8VjXUAohZFBJ14WiHpXk+6VdxLdDuReiCl+zcF4AAfgM",
+	"l/dWHQWZt9Enuvl1t8rNg8TpGEqJJbgnt078k/FJ9HEQTWfdyenJTTzxWVfmFI9GeEQWEuwCHRxzIXtn",
+	"x8dHT5wZnqwe+MmQhgRYpXXit+TS+Gz/c4Wx/H+UisZYeOxY5TfMKjf0pV/W6hxaQW5ofUUtzKAomM8h",
+	"wqrXGIno1J5cJEaQ6Cw4Ejdn49uTm0GnPTwZRt22aJ18LJ0R5J/Wp9TuHOm6w2RkLk1b+9YvW9vpv9yX",
+	"mDwsIINFFD1OhhpDWnfiwtcQF6Kcr1lJIWN131EMmOQJKYgA8MYLcSkCUQnk2EQ0XqCEyDRhAnVabZ12",
+	"Qd8C5Ok4Fg/tQWUYG3li7GlZgJci8ial6DCVaUL2i6niExLzxBRjg3T7bt0rr5n/O7tz2h/HK1bm8nR1",
+	"goq8DVeEBeaQvoVwsS9gfhXsaw3vWPq5BXnvVxLHTSnSowZ/7QSLnWCRCxZfUWSwEoEJ6svThEQbJIuy",
+	"5GmJ4VaPDXQ2I7P7lnTvzLh/JTPulS47H2X8rEIMWW4b2CRTVJ4b6B7m29XpkX4E621WTNPlTv2MHNjC",
+	"mzXd4T7n5V779dznaue5eyRS3XRhoplyYUfmp81W3Qmi9p0vurPzu1Y36pyd3o27N0O8ZNV6Cme5Z8fH",
+	"C8uVPAz7w4SQR1HWdgmRvrLC9r1mM1qmur0xufogt6h2cijFNRyiqzFPJORIEyZOoJDlz1QNFKoVJEKD",
+	"3HnmM2TP27/IR4dEgVRAma48SdSexBPCmijVFQqbkNWDQZI+3a+JZmPqj3XtSJuLb5BQNhJQk29Z4r5D",
+	"5CmIera0n7C19axHB0NUCqTvLA6RLkLfRORwdIi8veN2dx91u4qstFreIbpkqFz3yMxuD8x+rsgzYmHt",
+	"XOKvqkDmmetsfrsKal2iypvTqWzXD+jAsXVG8fDsbXNALpPm84toE0LuBPidh/MaD2d7KxEusLQVHG25",
+	"FpDVcK+bogPlPTZXBd7ms/2YikAY7kxJP1DmjrW8B16CihuGBSQEDuj09OPRTZxIgodHnZkvbs7m02Gn",
+	"U72Cx9BBsgu400C+hgaSuPTPEmuHKH5PviUWg5dwjbfwlCOa4G3t4xgPaEjlHCouyzEpqCm5iV5yKOxO",
+	"JTzraLXBKXYeUSEoGykNgzIodV5Z7tbs4EqvcA1In9q1UQIKBoRioj3F6uDxCg8EYdKklI5DELk1OCvd",
+	"QZzRCr4gVJJIrA+Is3CCFxl891z3arcyGRQnCYavQs4hu7XSerbAxAoL733Ssm4/KwgIrRVaaxDCmTR6",
+	"hYpgh7aqUxanqXhaKiQSEidSvxdahxLH4UQfJGxBH3WfERIorP2zOL4pN3aoi4sVy5EdOuWzPhTCJC2B",
+	"1dRuoytgEGhHJh/RNRlun6ULiihQRsTy4pbfCbHMLI39TbItyayuwhfkXbrmYfhrQsiPnX+pdPJxzCmT",
+	"SntyYteHPMmrtyhALkaFW9FUDkF+6xxNg9FQDjvD2/Zt6+R4MBjeTSdBMWK9OuFDVWC4XUpPh4hjZ5VU",
+	"8Z6IJwmfISxRu4WjpVHnH5aLvMuN5FuPOX/oKPMPjyEPly/HTiz+GmJxBZ1zCD5Ul1GHhL7H9ENX6SCi",
+	"hp5PSZLhNxByZ+d50RlHML5YaCDAF0ub0kGgwizPQrQIR2Pfz9lPyvQidDaiS+SVKIlXNPKvW6AxoIME",
+	"p12gQUj0yo8GONTy/RiLwqDZOu2snlG4vWYh6RJPsl32UDFkc1mIZvlqf1Vz/RbZ01+I8TwCj7kvo3jA",
+	"F5GdKPPjiTL3RbN14buLlHT3gvSXjORdRIS1EtRybTUV9VzCoN3mGuk78aN6ghXea35OKGaWCqciUURt",
+	"dBIdyVlr3Omc3YrkLpqKs+h81im92Lz+6SlnDF703CebhIPBD4/UqrRDt+QlQuW8Hz3BUyxxIp4M1EIO",
+	"40eqSKROd6dGfQ01KhVFvyZ9z77HLC5qJ1bTINGABAF4GuUDI8ocorNMBVAA+KpifyU9eJybvsl1fUBh",
+	"9puniJvAaZ00ptB2J3/9JeWvVBQccCzpXS5jubYguFrfU8k4jE5MCV6ovmvcMl1npAuT+CUgSh8E+xBq",
+	"t1BEWQokngUIhyGfCXSEZglnI4SlJFFcFbSngfyHA7CvStS3kp7J3c3DBsspoPbhZKE8WC2HpLuYJkRU",
+	"tWkXHC6nQ1DV5Thho5PTzmQYD8h8QASRyWS0LiTR0cZjWzHzPuBb6lupBy1YXXfU+S8VIAV+B7iAAQ6R",
+	"/qNAglcSa0598NKroxXnjTdXjf/IJ9o5SP74DpKd7rfuIBlRIbblHdk+tWwjgm2dn8WdjsCz9s3t0c0J",
+	"mcdn57fybg4CjHGJ69fxpnwMq0Z2MXemja9h2pi6dDGj3/mP37ovEA0+a5YBnmiLjzw68Eg43KKHEhIS",
+	"iO6CICdbfDkg8A4KhhL1IfcMgsI0IfcnAg3TBHwsdRWHveogp32dJNf6WuXRYQkRkickQHKc8HQ0Bq52",
+	"+eb5IXpr0n/AC3AplmqRoZldGbA0vpSLDBLMAkuzF967LM3Evg/5qGR8HIjg9iQg3ROMW3IYdUh3cJQf",
+	"+GLNi73skeu4s1/yL4T1af9DveqUSUDPd1cNKFVB2o1eo33UOUV/UEbQlTQ/dywBAodKdZl6jRdcoEs2",
+	"IiH4iK7YkdLBcGjjvM5brc4ZgHFkDGaXQIRzZmoZZcCj/6x4siozzF94RBn1l7LDBT521DlygqKoBOuL",
+	"T7j9V58rtDO0tVmGUiHvueOv2Wu0OwdHx92T07Pzhvulb1xECQWrEQtSoYdTG4q4pFNwNuUDGubL1MNr",
+	"GIk+H/YzpFQ0IxVYv/RhhgPc+KBb6mJLS3ELvXjxFJgi9yd9cuePMQPnVsYhakz/LubRgGfbsxFjoYKu",
+	"dYxd+Z6ojlLSiPQ/qlF7jcuIJNTHT15w0bfIsqkD6zLVaPHu7rjWdrmWoX0OQV/mwrrEe14mlBQ5AhrM",
+	"0WqH9x2J3ZHYHYn9+iR2pws8EFW1ZLEGWf0ybWCLZnQs/fEigX8XB/qtM3/ERJcQaeTGO4VkKFHK9G0I",
+	"LpDn0kuvEBlFkhGpYA56Hpc/3Ddj3TrWsO2LpVe+iW18x+x2zG7H7L4us/txXlb+Sg8lmtau5apg03JS",
+	"f39ysp3R4LPO9b08IFinZhRo76jV2UeSI4wg8dBBCLqooCNGAvTu7YssyCAb/ieB1ODVyk/W6lc1f4kt",
+	"HLU6y9diX67t2GOCA+P6+IL7GaGuAqxp+iRrB1djJ+1tESt/4TMWchwAXmaH7KKmkwp2vcyXNV5hBHbx",
+	"+f4SYDaKYwpOA0qYT9SlMX9+aZVJM0wTRVynFiBMhnOEg4AEq94YL03HXe3JH+lZcVeo8QePkVxOAVyK",
+	"aMlMDXpomq6ghjmhuj8tNGOs9iq7DAKneKNl/wJH+fOU4dR2TWgPB+DdQyXCI0wZhBYyjshwSHy5X3yr",
+	"yqrcLTxRBUGJHH5V17I6RObzpqDfFWH8Voswala9K8H4F3RNuwwCh+ApXWgtPa8jRj75ZP7qr/E4eEsi",
+	"PnUr5qJhwqMSiXVIJ6JSkHCIqEATEtemr3qaRRL7hbmKdvTmXvQmgdMoU5ydpLbF9wkF4PKl+h5FtYUK",
+	"eU8tHVi2hJzw3HsFZo5KrdnQsxqv5RZYK57L89N4eEKkXxHSQNEWMvQTMhjOJt3o9LY7IcdRB4+mJzkQ",
+	"/3j+Jo/r31zU26llX+sx8oHv99Y0MHWroGBS/SuFoL3ONkOlQHHCRwkRAmm7cOUN+1l1+eLrtVjqSZd2",
+	"6rT+J+LDIcJhiAYJnhB0wwdC1+ycETJZmm5iw9qEjd5Zs6FLikGBH7jKAwHvgSwm8+koHsTDzuA4OJ8G",
+	"4q59MnYyQV7FidJPBQabtCkJ1DtrgXczjakpG9RpQa3B1SsSAK8j1XRC49gsJ3PSFpuGz+jj2RGLr0Es",
+	"9HVyCAUcRg0qAe0ehETAyJX04YmPmU/CtfGJj7K2pXHjsEZFqdzKg7ALKEaxUN5YFySkbGRamRxVCYGk",
+	"V+CEMScS0mNB4UFIP6UhkY1cIw0VdLCUcAtGpR0pfXhSak95C7QUIsPNcBpnDn8se813GbANB7KKCisK",
+	"6OMw3EBAgroIy9WNpzgMv1zV2IXM/Sg1BWoqwwprdiLaVxHRfH1jLW1QR1FDQFPNHkQGUgPn4lkW8bU2",
+	"rOwXJ1YMOzlBqUQD4vOICOTl8WSB19R1k5WsY5LJuV/3dU5+KsdBgme6NrS1Gfs4SShJfhJIu78l8x7C",
+	"WQS+zrSHCAtEE7TlOE60IdIuSUgeCxhlrjrIBA+H1D9Ez/PQN7NktWJdTlGXfvYxQ4yjkLORCXgz8W5Z",
+	"ISkLc28fpUzSENl6jNrsDi6GSCcXzbPoQbUwk7TUAYKSBBNyQ3zprH69KJgfhJON9Iv5AZSoH4Z8pnAv",
+	"TwYZS0SZYkdQyUCBE6MBv0NcF94WJJlSn0C1NIQlWpXi0LStL+0VsG/B7VGHI9oF5NksIRsIEzP1d+Yz",
+	"CzebciYQHvBUooTEmCbisGYVzUJey0ZI2UQ0PoAL7cTktrReERUZL//JU6MOzBBwMahaznMtAhB/Mecm",
+	"+hWefpk/R1OcUCIO0Usxep+2Wp0TxSRRou9iHIfzFZJ1VcLN+Ypy1jqP5hayYjqYrsifnzhV2B48S2az",
+	"Yffc93FC1J6mPEwjXXlttgnnXJ08073PpbSZO9H8K7r7ZcfiMKsCF3azf9cQyg1vWSWY74jxjhh/q8S4",
+	"kKL4ByTFO0XmMRSZNWR0jUJjSOjDKDV68LqBcou1AqBCgVUl5kSivaIcjjjzSVY3oIk8K7lrg25Bt1kW",
+	"OVdgEVtJ/v8wlBgaUwZ5UvSV2uwUHjzabscidyxyxyK/iEXuXEP/UsF465g32AIzv8/abxXGj2uFVrTz",
+	"0vxqXpo7mfgRZOIMv7NbZSPh1kvE67wgt+X9WEceNl68a/NGLJVtnYu+jQT3+pYuuzybXo+Hl0h39OkL",
+	"6dNOIPmLCSSrKKcRR6YkETqj8kYySdZttWCSNdv5U3wRIdArZFO1wptZhx0fdac3neNbGQyO/M7sNhmM",
+	"FvK1mPDEdX4QzgY+Z2zxJaYMhRTSm1QsSud/MSlOuI/DxkZRyTlW7ESqryVSuTfToQ45OaglXOVk4IEk",
+	"rGyC3J9iTHAoxx+XUqpLY+nptFpoNqYh0cUu9FmAeSNljLLRIXrFkUIdwmRWbqCCjP0G830xAcuMIHxS",
+	"n7XruevWtd8U7++LUsRPE8hk9eeHYtz7lDAF4zjhAze04mouJIkMzwmffPJ5QJZzmjfpIKQ+SmzOF51+",
+	"BvyAIf0MYSRQtGmCJIcAB57QEWU4RO/evrhABMr3eqrB4ZCHIZ+RwKt11r9C6xeUTe6VlMZdxpaS03zT",
+	"hGzL2KOhbw8ZDthBoRfawLqOJF2Z/ERsArVsDqE4irmCDfyvo7v++X9NlsXDBWQlpYrw3QvCRnLc6B11",
+	"QN9TW2v0Gv/vz8uDf+GDj62D8/7Bh0/HzaPO53/PGaSQCQR7aOplTbz1pS3TY4Wg9VK32HL8jpEfsASn",
+	"79aJfzI+iT4OoumsOzk9uYknPuvKfJs00ksoGm1BOhhzIXtnx8dHhWxUqwfWyamUYg2ev46p2HjC/3OF",
+	"wfp/NCAtXs7jdgLk9yBAbhShsKzVObQCyqzvkoWZOlTmc4i86jVGIjq1JxeJEaSMDI7Ezdn49uRm0GkP",
+	"T4ZRty1aJx9LZ8STwLoYtztHx8DLychcmrYOWFhZYMPx3rLBFhksomiDKFJ77XdC9FcRoqOM6lomZQ6k",
+	"Bp8yLR9EajZj5wJzgeXUjRB7tBVuFiVmmWHBJzoL9do/RJdsjrSLsLpnpG7YV85Cv7nArx3727G/nP19",
+	"VcZWXtvJdeu812r1Wq0CY8uC8nIZeEt8rRCjZ2jBzhX424nSyyj1au6ouZJMqL88keZL/R08Y8YEvUl4",
+	"ROSYpAJJcicRuYu5AD8R8DTCsq45x4y7XllS0zyJQ0yLJLrxb+i3Zy/egF9T3zzEib7kEofoGv772/X1",
+	"G2S/HL5n/4au//nmWWUHcFQhyXtW8RHMJP/xXq3sfeMzarc6p+9ZY4lG2j45PT3ttE8Wtc6FO1SGpAYf",
+	"2lPsQoGzddg6PN7/NkxKzlqj7NwqzUou7V4fafXW1urCWf1bKqtikyB+yCd0SooZtEyxr8B0r8qkBQ3e",
+	"qGW90hzgi59ArH9JQUzoZ2TXxknV9GBTHMfGXNXzeKudPueReGZdhuIewtJUW6Xz3ClO21acAMAIF8pO",
+	"O7cZDgnpU6oZMqLHWGEY292+b//27UwVD2+qqH3lVpoE3jijPIhdwMGUNV5Vb4mazaEBmAVPeGJDhSHY",
+	"GQoWZEEIVTmK9zznCnoX6N0VAtzOQpg5C+e27KaTjl4gz6EAsc1No6OVdXi1DcQQWTwD2sNSRzjMxoRB",
+	"HmQTr0zFflN1Y3ZYCO2ejak/tq9ZrnRzaBv1Je/bmbwLhBcjnVFI8FRDIw/DPkQQbw01/oHa9YnCHg9x",
+	"hgoAAYsCRpKH4cEwIaRpnmaUXKoEo6eY4YAqmQnW1TTtK+M+FOaYI9CtfxJ5nW3MAtM32wFPloR9VrvG",
+	"lQn9Pd3jNqTIC6TzPjTx4f3mdozrERjXrpDOd+0qV5NDKk0TiHZd9xNSDIpSGqb6m2T2AbSnMHqgROOE",
+	"YH+sANNEER1pGqeDeSgJ9puo2zrSpu0ZFaSuueMtwQFlRIidA4s+f9WrxjxX+sTeMTzFNFSnstJQkYF5",
+	"tfNLVii/TjIY9bsApmg66aBBaWorFewRepQgb1uV1EQ1eWsbbEEhCsPdy8IPlelqzfnB83Vxw7CAhMAB",
+	"nZ5+PLqJE0nw8Kgz88XN2Xw67HSqV1CbguQIuzQ9yALq71TJbaf6UCB2SZFD4LIDqp3oIwwdmrbcerMj",
+	"VTtS9eOQqp2d6+HtXDXI00oLV9b2Qcxb2ei5a44rD2Z/P0xtzjSgfHlRzmxtu5qcP2hNzse4HC4Kb/Oa",
+	"SB6G/WFCSL9+Ms3cfywzYC5JqZm7j11Atktjls38TNwckpzVdim75mH4a0K2l0KyZGeIY06ZBIt0nupk",
+	"yJO8IIm6+4tJRCyXl0NghZ2jaTAaymFneNu+bZ0cDwbDu+kkKCY4+VCZxqQqj4hdSk9nFMHOKqlAkkc8",
+	"SfgMYYnaLRwtTVLyYbn00Ami9p0vurPzu1Y36pyd3o27N0MllWwjRYnru/TQOUk+1JYsFnBpnW/UIs7v",
+	"3KS+HTepxdNxaLI66wN12GjDDIoVdG65crWjTt8jdSokUPq+yNNO/3l4/ededGWl0He9SFMeQjUqI1Au",
+	"+qWijj9fbixX7S+Q5BPChPPCLlKdP1xpKqoJZDBHM55MIBK4ypSumi2zor8TW/AoKhiRfk4oZpb4pSJR",
+	"tGR0Eh3JWWvc6Zzd/n/2rq85bRyIfxUNLyUzhD9JmzY8XS9p7sg1k17MpTe96dQCb0DBSK5kQ7hOvvuN",
+	"VpaRwQ6QC9N0ylNmgrWW1tJPq9Xub5W8G0/Um/Hx9GDBjXT54kRwjv1x/UhSmKTHge7MPQJWLBbwwXFq",
+	"NeiExlSqRk93pB5tUp4KtbHCO2u0uVv7W3LMJip3b6m/yJpWA66GcjthN9PXmem7zW37m1vpFH9wA9OP",
+	"bWXL0oLX5v5C9Hs08Ve2Bh8Z1rT+GlJJBHLClP0Oa2ti61FMPxmE7MKJfuhwohKscgxa/Qcd/cZUXZmP",
+	"+zCOpdKeBswK03E72oTWUJZeLZx/7JLqu+DUe1sjE5DshulvYKrO+o36FMJwf8TFlDdupyNV1yva3zM/",
+	"m8jWzBJ3gphAWRsdxj0IAhQ5726dXNOQmVhR317ufVGgz7/KJ9XWK9388KjZrJEAbmgSxuS42SwgCz/B",
+	"20M96q5W/9Ok/T6WbnxhIJX2cbO5wdF7BHyOu8s429qsNzgdK+0KzM6Hvd/67JKdn316d9X90+uozjiO",
+	"Pp10jjpjdddhUxb8Hk47t4J5YfBXhzfrMDv/N/jY0W1a/cPzm4vTs6/6//2DkPfGZ83g7/MNwi9xZFfp",
+	"YMqOF9jdHb3hzwSyZu3ak0ucrt8iqDW41E/5zDTCFkKbh7TxlBztB2zA0vj2FIfcuNAaoYr4Hy69Lmmk",
+	"DjPV+GZdZxrLcy/0SSBA2ah49yd7JxtJcYs3qEMakx6Egg8QALmwsfF10h0yJC3D52k8NA97iRwA8U7/",
+	"UKQHN0IajrO00b7qi8jcVZlgm6r/i9INaMQaXATgkyTS72nWX75sEz/X67oJrKh+cx2c93v+ngk4TTMn",
+	"mCIcIICgTWACcmZ0NhCgiEicOnOMq5iGIYp+ofJKUMCDIg+L+b4fjG6unRbfFaWfhKnVHc0mtnJrYw4J",
+	"GEfxF/xWlXZzvRB8uIuYBFX0TCsXpj+5QU93PJR8cPT6YHQT9WDWAwWxHA1o5eE4JMeZHW1aBj03GUo2",
+	"BFvD0J1qz35/2MF9Odx7MZXxIoBqO1IDDeUWkpwt4DoH+wVbwfrca7mXljvJFlDqfzPA/JSrd+dD274P",
+	"bZKfqGUrZoVPzX18K7419wXzq6DlNdzAEkSrD8/focOltFbYY+TgDaBO3hnrSf8TKU45SbgZJwR59DH2",
+	"JmEmS3SOEH6dXIFKwli1iS9GPqlyMbVGHQT+Xo34jPeFlNCP/Rrx4W5IE4VltaqHZCoFH2Bn1B7+GGHt",
+	"XZOU6acXaF8yaUXWbNZfY4rWnAO+GViahUoxEZWpApNPP/ZsTD1kAjUkSK+OHodvOKAtekMlfnGTi1Wr",
+	"5Fb18g7SeqY7iJ03G7ial3RczuehFYSTGB1N6JgLfiyrcOc1eEqvASIRXcTUAFYZjoL1MQ9kE6vRtnnI",
+	"ZLTP7JJbnji55eDVc09uGTOlniqzpfXaovIYh3X8Jjo4UHTauv16eHsEs+jN8df4boazzAnOXpkJsz4k",
+	"ZxN5Z9N/H5veQZIMyTLUWsOaz9BqK5axlZ7a8fkc6m+VHlAJ8m0SDyvtfz5ruw3z4wt7+h7JWVyfIqna",
+	"e57ue49EQsZ42fMQBznahqmeiklvMStRUh6oBUdtfa6Rt6n/t3JfW6LJARGFQKZDQRIF5bdZNWudsNSL",
+	"rRz5xo1dIFyjzn5KemNWtEoPDtZlPBeSVftZluOlbjLdBYm56wPiXXiNiwvPEZBRNi4L6A51M0V6EE8B",
+	"+AKFgim5mpU8y3XJKTGyLPaSw37MxpDWco0FGVM+0yNlEcM7wLmsX/V+UyTkChJcpyRkKkb12LqL7hdM",
+	"Aga8D8XaobI/ZHxQI1Ei+0OqrK7GlJsJklIEOQLzXBHLQlvN0/cn8zBKCQOmYgPjeKrKUQ+5KsuiNZdl",
+	"Xi/eKmThmstyiuI/V0ywRfeXsF/HFldIRecNp4JuCkN+EYb5gYVh0dMnuQRht4WTrlTyEsQ8E1aj7buF",
+	"NzqwuNz+jIXaekvZcNxyvO6sceiZCxaFpP0RBE4JC7etqWFRoHIpeqBqluES51lkiqCMYOZKSLkk7j/f",
+	"/xcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -90,3 +90,12 @@ func nonNil(in []string) []string {
 	}
 	return in
 }
+
+// DeactivateCampaign deactivates a campaign and withdraws it at its carrier.
+func (s *Server) DeactivateCampaign(ctx context.Context, req gen.DeactivateCampaignRequestObject) (gen.DeactivateCampaignResponseObject, error) {
+	c, err := s.numbers.DeactivateCampaign(ctx, principal(ctx).ProjectID, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return gen.DeactivateCampaign200JSONResponse(campaignOut(c)), nil
+}

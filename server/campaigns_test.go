@@ -180,6 +180,78 @@ var _ = Describe("Campaigns", func() {
 		})
 	})
 
+	Describe("DELETE /campaigns/{id}", func() {
+		// simRegistered tells whether the simulated registry still holds a submission.
+		simRegistered := func(reference string) bool {
+			held, err := core.Carriers.Default().(*sim.Carrier).Registered(context.Background(), reference)
+			Expect(err).NotTo(HaveOccurred())
+			return held
+		}
+
+		It("deactivates an active campaign, detaches its number, emits campaign.deactivated and withdraws it at the carrier", func() {
+			id := t.activeCampaign(account)
+			Eventually(func() bool { return simRegistered(id) }).Should(BeTrue())
+			bought := t.buyNumber(account, map[string]any{"area_code": "617"})
+			pn, number := bought["id"].(string), bought["number"].(string)
+			Expect(t.patch("/phone_numbers/"+pn, map[string]any{"campaign_id": id})).To(HaveStatus(http.StatusOK))
+			Expect(t.post("/accounts/"+account+"/messages", map[string]any{"from": number, "to": "+14155550123", "body": "Hi"})).
+				To(HaveStatus(http.StatusCreated))
+			r := t.delete("/campaigns/" + id)
+			Expect(r).To(HaveStatus(http.StatusOK), r.String())
+			Expect(r.JSON()).To(SatisfyAll(HaveKeyWithValue("id", id), HaveKeyWithValue("status", "deactivated")))
+			Expect(t.get("/phone_numbers/" + pn).JSON()).To(HaveKeyWithValue("campaign",
+				map[string]any{"id": id, "attachment_status": "detached"}))
+			Expect(t.eventEnvelopes("campaign.deactivated")).To(ConsistOf(Equal(map[string]any{
+				"account_id": account, "type": "campaign.deactivated", "data": map[string]any{"id": id, "status": "deactivated"},
+			})))
+			Eventually(func() bool { return simRegistered(id) }).WithTimeout(reviewTimeout).Should(BeFalse(), "withdrawn from the registry")
+			Expect(t.post("/accounts/"+account+"/messages", map[string]any{"from": number, "to": "+14155550123", "body": "Hi"})).
+				To(HaveError(http.StatusUnprocessableEntity, "campaign_required"))
+		})
+
+		It("deactivates a campaign in review, whose verdict then never comes", func() {
+			id := t.createCampaign(account, with(campaignBody(), map[string]any{"description": "Reminders. " + sim.HoldWord}))["id"].(string)
+			Eventually(func() bool { return simRegistered(id) }).Should(BeTrue())
+			Expect(t.delete("/campaigns/" + id)).To(HaveStatus(http.StatusOK))
+			Eventually(func() bool { return simRegistered(id) }).WithTimeout(reviewTimeout).Should(BeFalse())
+			forceVerdict(id, true)
+			Expect(t.statusOfResource("/campaigns/" + id)).To(Equal("deactivated"), "a late verdict changes nothing")
+			Expect(t.eventEnvelopes("campaign.approved")).To(BeEmpty())
+		})
+
+		DescribeTable("refuses a finished campaign with 409",
+			func(finish func(id string), status string) {
+				id := t.createCampaign(account, campaignBody())["id"].(string)
+				finish(id)
+				r := t.delete("/campaigns/" + id)
+				Expect(r).To(HaveConflict())
+				Expect(decodeEnvelope(r.Body)).To(HaveKeyWithValue("detail", HaveKeyWithValue("status", status)))
+			},
+			Entry("deactivated", func(id string) { Expect(t.delete("/campaigns/" + id)).To(HaveStatus(http.StatusOK)) }, "deactivated"),
+			Entry("rejected", func(id string) { forceVerdict(id, false) }, "rejected"),
+		)
+
+		It("answers 404 for another project's campaign", func() {
+			id := t.createCampaign(account, campaignBody())["id"].(string)
+			Expect(newTenant().delete("/campaigns/" + id)).To(HaveError(http.StatusNotFound, "not_found"))
+			Expect(t.statusOfResource("/campaigns/" + id)).To(Equal("in_review"))
+		})
+
+		It("happens to every open campaign of an archived account, each with its event and withdrawal", func() {
+			active, pending := t.activeCampaign(account), t.createCampaign(account, campaignBody())["id"].(string)
+			rejected := t.createCampaign(account, campaignBody())["id"].(string)
+			forceVerdict(rejected, false)
+			Expect(t.delete("/accounts/" + account)).To(HaveStatus(http.StatusOK))
+			Expect(t.statusOfResource("/campaigns/" + active)).To(Equal("deactivated"))
+			Expect(t.statusOfResource("/campaigns/" + pending)).To(Equal("deactivated"))
+			Expect(t.statusOfResource("/campaigns/" + rejected)).To(Equal("rejected"))
+			Expect(t.eventEnvelopes("campaign.deactivated")).To(ConsistOf(
+				HaveKeyWithValue("data", map[string]any{"id": active, "status": "deactivated"}),
+				HaveKeyWithValue("data", map[string]any{"id": pending, "status": "deactivated"})))
+			Eventually(func() bool { return simRegistered(active) || simRegistered(pending) }).WithTimeout(reviewTimeout).Should(BeFalse())
+		})
+	})
+
 	Describe("verdicts", func() {
 		It("are applied once: a repeated or late verdict changes nothing", func() {
 			id := t.createCampaign(account, campaignBody())["id"].(string)

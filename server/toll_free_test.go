@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"net/http"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -140,15 +141,22 @@ var _ = Describe("Toll-free campaigns", func() {
 	})
 
 	Describe("DELETE /toll_free_campaigns/{id}", func() {
-		DescribeTable("cancels an unfinished campaign; a verdict afterwards changes nothing",
+		DescribeTable("cancels an unfinished campaign and withdraws it at the carrier; a verdict afterwards changes nothing",
 			func(approveFirst bool) {
 				c := t.createTollFreeCampaign(account, tollFree)
 				if approveFirst {
 					forceVerdict(c["id"].(string), true)
 				}
+				registered := func() bool {
+					held, err := core.Carriers.Default().(*sim.Carrier).Registered(context.Background(), c["id"].(string))
+					Expect(err).NotTo(HaveOccurred())
+					return held
+				}
+				Eventually(registered).Should(BeTrue())
 				r := t.delete(path(c))
 				Expect(r).To(HaveStatus(http.StatusOK), r.String())
 				Expect(r.JSON()).To(HaveKeyWithValue("status", "canceled"))
+				Eventually(registered).WithTimeout(reviewTimeout).Should(BeFalse(), "withdrawn from the simulated registry")
 				forceVerdict(c["id"].(string), true)
 				Expect(t.statusOfResource(path(c))).To(Equal("canceled"))
 			},

@@ -153,7 +153,8 @@ var eventSchemas = map[string]string{
 	"message.sent": "MessageSentEvent", "message.delivered": "MessageDeliveredEvent", "message.failed": "MessageFailedEvent",
 	"message.received": "MessageReceivedEvent", "conversation.created": "ConversationCreatedEvent",
 	"contact.opted_in": "ContactOptedInEvent", "contact.opted_out": "ContactOptedOutEvent",
-	"campaign.approved": "CampaignApprovedEvent", "phone_number.attached_to_campaign": "PhoneNumberAttachedToCampaignEvent",
+	"campaign.approved": "CampaignApprovedEvent", "campaign.deactivated": "CampaignDeactivatedEvent",
+	"phone_number.attached_to_campaign": "PhoneNumberAttachedToCampaignEvent",
 	"link.followed": "LinkFollowedEvent", "call.ended": "CallEndedEvent",
 	"recording.completed": "RecordingCompletedEvent", "voicemail.received": "VoicemailReceivedEvent",
 }
@@ -273,6 +274,10 @@ var _ = Describe("Webhooks", func() {
 			Entry("campaign.approved (API campaign, simulated registry verdict)", "campaign.approved", func(t *tenant, acct, _ string) {
 				id := t.createCampaign(acct, campaignBody())["id"].(string)
 				forceVerdict(id, true)
+			}),
+			Entry("campaign.deactivated (API campaign, deactivated)", "campaign.deactivated", func(t *tenant, acct, _ string) {
+				id := t.createCampaign(acct, campaignBody())["id"].(string)
+				Expect(t.delete("/campaigns/" + id)).To(HaveStatus(http.StatusOK))
 			}),
 			Entry("phone_number.attached_to_campaign (API purchase and attach, then approval)", "phone_number.attached_to_campaign",
 				func(t *tenant, acct, _ string) {

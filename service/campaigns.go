@@ -145,11 +145,10 @@ func (n *Numbers) CreateCampaign(ctx context.Context, projectID, accountID strin
 		if derr := n.cfg.Store.DeleteCampaign(ctx, c.ID); derr != nil {
 			return nil, derr
 		}
-		what := "this campaign"
 		if tcrID != nil {
-			what = "importing campaigns by TCR id"
+			return nil, Errorf(TypeNotImplemented, "the %s carrier does not support importing campaigns by TCR id", reg.Name())
 		}
-		return nil, Errorf(TypeNotImplemented, "the %s carrier does not support %s", reg.Name(), what)
+		return nil, ErrCapability(reg.Name(), "registering campaigns (import one registered elsewhere with tcr_id)")
 	}
 	return n.cfg.Store.GetCampaign(ctx, projectID, c.ID)
 }
@@ -220,12 +219,19 @@ func (n *Numbers) CreateTollFreeCampaign(ctx context.Context, projectID, account
 	if err != nil {
 		return nil, err
 	}
-	_ = n.submitNow(ctx, t.ID) // a registry refuses a verification through its verdict
+	if err := n.submitNow(ctx, t.ID); errors.Is(err, carriers.ErrUnsupported) {
+		// The registry will never take it (it verifies no toll-free numbers): it was never made.
+		if derr := n.cfg.Store.DeleteTollFreeCampaign(ctx, t.ID); derr != nil {
+			return nil, derr
+		}
+		return nil, ErrCapability(t.Carrier, "toll-free verification")
+	}
+	// Any other registry refuses a verification through its verdict.
 	return n.cfg.Store.GetTollFreeCampaign(ctx, projectID, t.ID)
 }
 
-// CancelTollFreeCampaign cancels a toll-free campaign; one already canceled or rejected is a 409
-// conflict. (The carrier seam has no withdrawal: a verdict that arrives later is ignored.)
+// CancelTollFreeCampaign cancels a toll-free campaign and withdraws it at its carrier; one
+// already canceled or rejected is a 409 conflict.
 func (n *Numbers) CancelTollFreeCampaign(ctx context.Context, projectID, id string) (*store.TollFreeCampaign, error) {
 	err := n.cfg.Store.Tx(ctx, func(tx *store.Store) error {
 		t, err := tx.GetTollFreeCampaign(ctx, projectID, id)
@@ -238,12 +244,79 @@ func (n *Numbers) CancelTollFreeCampaign(ctx context.Context, projectID, id stri
 			return &Error{Type: TypeConflict, Detail: map[string]any{"status": t.Status},
 				Message: fmt.Sprintf("toll-free campaign %s is %s already", t.ID, t.Status)}
 		}
-		return nil
+		return tx.InsertJob(ctx, withdrawArgs{Carrier: t.Carrier, Reference: t.ID}, nil)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return n.cfg.Store.GetTollFreeCampaign(ctx, projectID, id)
+}
+
+// DeactivateCampaign deactivates a 10DLC campaign that is not finished (409 conflict once it is
+// rejected or deactivated): its numbers are detached, campaign.deactivated is emitted, and a job
+// withdraws it at its carrier after the commit.
+func (n *Numbers) DeactivateCampaign(ctx context.Context, projectID, id string) (*store.Campaign, error) {
+	err := n.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+		// The campaign is locked before its numbers (see ArchiveAccount).
+		c, err := tx.GetCampaign(ctx, projectID, id)
+		if err != nil {
+			return err
+		}
+		if moved, err := tx.TransitionCampaign(ctx, id, store.OpenStatuses, store.CampaignDeactivated, nil); err != nil {
+			return err
+		} else if !moved {
+			return &Error{Type: TypeConflict, Detail: map[string]any{"status": c.Status},
+				Message: fmt.Sprintf("campaign %s is %s already", c.ID, c.Status)}
+		}
+		if err := tx.DetachCampaignNumbers(ctx, c.ID); err != nil {
+			return err
+		}
+		return campaignDeactivated(ctx, tx, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return n.cfg.Store.GetCampaign(ctx, projectID, id)
+}
+
+// campaignDeactivated records what follows the deactivation of c, in its transaction: the event
+// campaign.deactivated and the job that withdraws it at its carrier.
+func campaignDeactivated(ctx context.Context, tx *store.Store, c *store.Campaign) error {
+	data := campaignStatusData{ID: c.ID, Status: store.CampaignDeactivated}
+	if _, err := tx.InsertEvent(ctx, c.ProjectID, c.AccountID, EventCampaignDeactivated, data); err != nil {
+		return err
+	}
+	return tx.InsertJob(ctx, withdrawArgs{Carrier: c.Carrier, Reference: c.ID}, nil)
+}
+
+// withdrawArgs withdraws a deactivated campaign (cpn_…) or canceled toll-free campaign (tfc_…)
+// from the registry of its carrier, after the transaction that ended it commits.
+type withdrawArgs struct {
+	Carrier   string `json:"carrier"`
+	Reference string `json:"reference"`
+}
+
+// Kind names the job.
+func (withdrawArgs) Kind() string { return "withdraw_campaign" }
+
+type withdrawWorker struct {
+	river.WorkerDefaults[withdrawArgs]
+	n *Numbers
+}
+
+// Work withdraws the campaign; a carrier that is gone or cannot withdraw (carriers.ErrUnsupported)
+// is told to the operator in the log, and the job ends: the campaign stays deactivated here, and
+// the operator withdraws it with that carrier.
+func (w *withdrawWorker) Work(ctx context.Context, j *river.Job[withdrawArgs]) error {
+	reg, err := w.n.cfg.Carriers.Registry(j.Args.Carrier)
+	if err == nil {
+		if err = reg.WithdrawCampaign(ctx, j.Args.Reference); err == nil || !errors.Is(err, carriers.ErrUnsupported) {
+			return err
+		}
+	}
+	w.n.cfg.Logger.Warn("a campaign ended here, but its carrier cannot withdraw it: withdraw it with the carrier",
+		"reference", j.Args.Reference, "carrier", j.Args.Carrier, "err", err)
+	return river.JobCancel(err)
 }
 
 // lockActiveAccount locks an account for a transaction that adds to it, refusing an archived one.

@@ -44,9 +44,12 @@ func (c *Carriers) Get(name string) (carriers.Carrier, error) {
 	return nil, fmt.Errorf("service: no carrier named %q is configured", name)
 }
 
+// TypeCarrierUnsupported is the error type of a request that the carrier behind it cannot serve.
+const TypeCarrierUnsupported = "carrier_unsupported"
+
 // ErrCapability answers a request that the carrier behind it cannot serve.
 func ErrCapability(carrier, capability string) *Error {
-	return Errorf("carrier_unsupported", "the %s carrier does not support %s", carrier, capability)
+	return Errorf(TypeCarrierUnsupported, "the %s carrier does not support %s", carrier, capability)
 }
 
 // Messenger returns the named carrier's messaging capability.

@@ -9,11 +9,12 @@ import (
 // Event types of numbers and campaigns.
 const (
 	EventCampaignApproved            = "campaign.approved"
+	EventCampaignDeactivated         = "campaign.deactivated"
 	EventPhoneNumberAttachedCampaign = "phone_number.attached_to_campaign"
 )
 
-// campaignApprovedData is openapi.yaml's CampaignApprovedEventData.
-type campaignApprovedData struct {
+// campaignStatusData is openapi.yaml's CampaignApprovedEventData and CampaignDeactivatedEventData.
+type campaignStatusData struct {
 	ID     string `json:"id"`
 	Status string `json:"status"`
 }
@@ -32,8 +33,8 @@ type numberAttachedData struct {
 	CampaignID *string         `json:"campaign_id"`
 }
 
-func campaignApproved(c *store.Campaign) campaignApprovedData {
-	return campaignApprovedData{ID: c.ID, Status: store.CampaignActive}
+func campaignApproved(c *store.Campaign) campaignStatusData {
+	return campaignStatusData{ID: c.ID, Status: store.CampaignActive}
 }
 
 func numberAttached(n *store.PhoneNumber) numberAttachedData {

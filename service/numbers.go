@@ -53,6 +53,7 @@ func NewNumbers(cfg NumbersConfig) (*Numbers, error) {
 func (n *Numbers) Register(w *river.Workers) {
 	river.AddWorker(w, &releaseNumberWorker{n: n})
 	river.AddWorker(w, &submitWorker{n: n})
+	river.AddWorker(w, &withdrawWorker{n: n})
 }
 
 // Error types of numbers.
@@ -364,7 +365,7 @@ func attach(pn *store.PhoneNumber, c *store.Campaign) (bool, error) {
 }
 
 // Release gives a number back: it disappears from the API at once, its toll-free campaigns are
-// canceled, and a job releases it at the carrier after the commit.
+// canceled (and withdrawn at their carrier), and a job releases it at the carrier after the commit.
 func (n *Numbers) Release(ctx context.Context, projectID, id string) (*store.PhoneNumber, error) {
 	var out *store.PhoneNumber
 	err := n.cfg.Store.Tx(ctx, func(tx *store.Store) error {
@@ -375,26 +376,38 @@ func (n *Numbers) Release(ctx context.Context, projectID, id string) (*store.Pho
 		if err := tx.ReleasePhoneNumber(ctx, pn); err != nil {
 			return err
 		}
-		if err := tx.CancelNumberTollFreeCampaigns(ctx, pn.ID); err != nil {
+		canceled, err := tx.CancelNumberTollFreeCampaigns(ctx, pn.ID)
+		if err != nil {
 			return err
 		}
 		out = pn
-		return tx.InsertJob(ctx, releaseNumberArgs{Carrier: pn.Carrier, Number: pn.Number}, nil)
+		jobs := []river.InsertManyParams{{Args: releaseNumberArgs{Carrier: pn.Carrier, Number: pn.Number}}}
+		for _, t := range canceled {
+			jobs = append(jobs, river.InsertManyParams{Args: withdrawArgs{Carrier: t.Carrier, Reference: t.ID}})
+		}
+		return tx.InsertJobs(ctx, jobs)
 	})
 	return out, err
 }
 
 // ArchiveAccount archives an account and, in the same transaction, releases its numbers (their
 // carrier releases are jobs that run after the commit) and ends its campaigns: 10DLC campaigns
-// become deactivated, toll-free campaigns canceled.
+// become deactivated (each emitting campaign.deactivated), toll-free campaigns canceled, and jobs
+// withdraw them all at their carriers.
 //
 // Every transaction of this service that changes several kinds of rows locks them in one order
 // (account, 10DLC campaigns, numbers, toll-free campaigns), so that none deadlocks another on
 // PostgreSQL.
 func (n *Numbers) ArchiveAccount(ctx context.Context, projectID, id string) (*store.Account, error) {
 	return n.cfg.Store.ArchiveAccount(ctx, projectID, id, func(tx *store.Store, a *store.Account) error {
-		if err := tx.DeactivateAccountCampaigns(ctx, a.ID); err != nil {
+		deactivated, err := tx.DeactivateAccountCampaigns(ctx, a.ID)
+		if err != nil {
 			return err
+		}
+		for i := range deactivated {
+			if err := campaignDeactivated(ctx, tx, &deactivated[i]); err != nil {
+				return err
+			}
 		}
 		released, err := tx.ReleaseAccountNumbers(ctx, a.ID)
 		if err != nil {
@@ -404,10 +417,14 @@ func (n *Numbers) ArchiveAccount(ctx context.Context, projectID, id string) (*st
 		for i, pn := range released {
 			jobs[i] = river.InsertManyParams{Args: releaseNumberArgs{Carrier: pn.Carrier, Number: pn.Number}}
 		}
-		if err := tx.InsertJobs(ctx, jobs); err != nil {
+		canceled, err := tx.CancelAccountTollFreeCampaigns(ctx, a.ID)
+		if err != nil {
 			return err
 		}
-		return tx.CancelAccountTollFreeCampaigns(ctx, a.ID)
+		for _, t := range canceled {
+			jobs = append(jobs, river.InsertManyParams{Args: withdrawArgs{Carrier: t.Carrier, Reference: t.ID}})
+		}
+		return tx.InsertJobs(ctx, jobs)
 	})
 }
 

@@ -32,7 +32,7 @@ import (
 var WebhookEventTypes = []string{
 	EventMessageSent, EventMessageDelivered, EventMessageFailed, EventMessageReceived,
 	EventConversationCreated, EventContactOptedIn, EventContactOptedOut,
-	EventCampaignApproved, EventPhoneNumberAttachedCampaign, EventLinkFollowed,
+	EventCampaignApproved, EventCampaignDeactivated, EventPhoneNumberAttachedCampaign, EventLinkFollowed,
 	"voicemail.received", "call.ended", "recording.completed",
 }
 

@@ -151,6 +151,13 @@ func (s *Store) ListTollFreeCampaigns(ctx context.Context, projectID, accountID 
 	return listOfAccount(s, ctx, projectID, accountID, p, func(t *TollFreeCampaign) string { return t.ID })
 }
 
+// DeleteTollFreeCampaign removes a toll-free campaign the registry refused outright, while it is
+// still created.
+func (s *Store) DeleteTollFreeCampaign(ctx context.Context, id string) error {
+	return translate(s.q(ctx).Where("id = ? AND status = ?", id, CampaignCreated).Delete(&TollFreeCampaign{}).Error,
+		"delete toll-free campaign "+id)
+}
+
 // TransitionTollFreeCampaign moves a toll-free campaign from one of the statuses from to status
 // to, recording reason when it is not nil, and reports whether it moved.
 func (s *Store) TransitionTollFreeCampaign(ctx context.Context, id string, from []string, to string, reason *string) (bool, error) {
@@ -158,25 +165,36 @@ func (s *Store) TransitionTollFreeCampaign(ctx context.Context, id string, from 
 }
 
 // CancelNumberTollFreeCampaigns cancels the unfinished toll-free campaigns of a number (which is
-// being released).
-func (s *Store) CancelNumberTollFreeCampaigns(ctx context.Context, phoneNumberID string) error {
-	err := s.q(ctx).Model(&TollFreeCampaign{}).Where("phone_number_id = ? AND status IN ?", phoneNumberID, OpenStatuses).
-		Updates(map[string]any{"status": CampaignCanceled, "updated_at": now()}).Error
-	return translate(err, "cancel toll-free campaigns of "+phoneNumberID)
+// being released) and returns them as they were, to withdraw them at their carriers.
+func (s *Store) CancelNumberTollFreeCampaigns(ctx context.Context, phoneNumberID string) ([]TollFreeCampaign, error) {
+	return endRows[TollFreeCampaign](s, ctx, CampaignCanceled, "cancel toll-free campaigns of "+phoneNumberID, "phone_number_id = ?", phoneNumberID)
 }
 
-// DeactivateAccountCampaigns deactivates an archived account's unfinished 10DLC campaigns.
-func (s *Store) DeactivateAccountCampaigns(ctx context.Context, accountID string) error {
-	err := s.q(ctx).Model(&Campaign{}).Where("account_id = ? AND status IN ?", accountID, OpenStatuses).
-		Updates(map[string]any{"status": CampaignDeactivated, "updated_at": now()}).Error
-	return translate(err, "deactivate campaigns of "+accountID)
+// DeactivateAccountCampaigns deactivates an archived account's unfinished 10DLC campaigns and
+// returns them as they were, to withdraw them at their carriers.
+func (s *Store) DeactivateAccountCampaigns(ctx context.Context, accountID string) ([]Campaign, error) {
+	return endRows[Campaign](s, ctx, CampaignDeactivated, "deactivate campaigns of "+accountID, "account_id = ?", accountID)
 }
 
-// CancelAccountTollFreeCampaigns cancels an archived account's unfinished toll-free campaigns.
-func (s *Store) CancelAccountTollFreeCampaigns(ctx context.Context, accountID string) error {
-	err := s.q(ctx).Model(&TollFreeCampaign{}).Where("account_id = ? AND status IN ?", accountID, OpenStatuses).
-		Updates(map[string]any{"status": CampaignCanceled, "updated_at": now()}).Error
-	return translate(err, "cancel toll-free campaigns of "+accountID)
+// CancelAccountTollFreeCampaigns cancels an archived account's unfinished toll-free campaigns and
+// returns them as they were, to withdraw them at their carriers.
+func (s *Store) CancelAccountTollFreeCampaigns(ctx context.Context, accountID string) ([]TollFreeCampaign, error) {
+	return endRows[TollFreeCampaign](s, ctx, CampaignCanceled, "cancel toll-free campaigns of "+accountID, "account_id = ?", accountID)
+}
+
+// endRows moves the unfinished rows of T (campaigns or toll-free campaigns) that where selects to
+// status to, locking them in id order on PostgreSQL, and returns them as they were.
+func endRows[T any](s *Store, ctx context.Context, to, what, where string, args ...any) ([]T, error) {
+	var rows []T
+	if err := s.forUpdate(ctx).Where(where, args...).Where("status IN ?", OpenStatuses).Order("id").Find(&rows).Error; err != nil {
+		return nil, translate(err, what)
+	}
+	if len(rows) == 0 {
+		return rows, nil
+	}
+	err := s.q(ctx).Model(new(T)).Where(where, args...).Where("status IN ?", OpenStatuses).
+		Updates(map[string]any{"status": to, "updated_at": now()}).Error
+	return rows, translate(err, what)
 }
 
 // listOfAccount returns one page of a project's account's rows of T, which cond (a condition and

@@ -40,6 +40,10 @@ type simReview struct {
 
 func (simReview) TableName() string { return "sim_reviews" }
 
+func (r simReview) out() *sim.Review {
+	return &sim.Review{Reference: r.Reference, Description: r.Description, TCRID: r.TCRID, SubmittedAt: r.SubmittedAt, DecidedAt: r.DecidedAt}
+}
+
 // simOutbox is a row of sim_outbox.
 type simOutbox struct {
 	Reference string `gorm:"primaryKey"`
@@ -129,14 +133,26 @@ func (x *SimStore) DecideReview(ctx context.Context, reference string, at time.T
 	if err != nil {
 		return nil, false, translate(err, "decide sim review")
 	}
-	return &sim.Review{Reference: row.Reference, Description: row.Description, TCRID: row.TCRID,
-		SubmittedAt: row.SubmittedAt, DecidedAt: row.DecidedAt}, fresh, nil
+	return row.out(), fresh, nil
 }
 
 // ReopenReview undoes the decision made at at, unless the review changed since.
 func (x *SimStore) ReopenReview(ctx context.Context, reference string, at time.Time) error {
 	err := x.s.q(ctx).Model(&simReview{}).Where("reference = ? AND decided_at = ?", reference, at).Update("decided_at", nil).Error
 	return translate(err, "reopen sim review")
+}
+
+// Review returns the review of reference, nil when there is none.
+func (x *SimStore) Review(ctx context.Context, reference string) (*sim.Review, error) {
+	var row simReview
+	err := x.s.q(ctx).Where("reference = ?", reference).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, translate(err, "sim review")
+	}
+	return row.out(), nil
 }
 
 // WithdrawReview forgets the review of reference.

@@ -174,6 +174,15 @@ func (s *Store) DetachPendingNumbers(ctx context.Context, campaignID string) err
 	return translate(err, "detach numbers from campaign "+campaignID)
 }
 
+// DetachCampaignNumbers detaches every held number from a campaign that is being deactivated,
+// whether its attachment was pending or done.
+func (s *Store) DetachCampaignNumbers(ctx context.Context, campaignID string) error {
+	err := s.q(ctx).Model(&PhoneNumber{}).
+		Where("campaign_id = ? AND attachment_status IN ? AND released_at IS NULL", campaignID, []string{AttachmentPending, AttachmentDone}).
+		Updates(map[string]any{"attachment_status": AttachmentDetached, "updated_at": now()}).Error
+	return translate(err, "detach numbers from campaign "+campaignID)
+}
+
 // LocalRegistration reports whether an account has an active 10DLC campaign, and whether one of
 // its held numbers is attached to an active campaign.
 func (s *Store) LocalRegistration(ctx context.Context, accountID string) (activeCampaign, attachedNumber bool, err error) {

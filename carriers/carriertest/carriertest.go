@@ -35,9 +35,37 @@ type Harness struct {
 	// RejectDescription is a campaign description the adapter's registry rejects; "" skips the
 	// rejection specs (a real registry cannot be made to reject on demand).
 	RejectDescription string
+	// HoldDescription is a campaign description the adapter's registry keeps in review until it
+	// is withdrawn; "" skips the spec of a withdrawal during review.
+	HoldDescription string
+	// Registered tells whether the carrier's registry (its fake, or the simulator's state) holds
+	// a submission under reference, pending or approved; nil skips the withdrawal specs.
+	Registered func(ctx context.Context, reference string) bool
+	// Unsupported names the registry operations the adapter answers with carriers.ErrUnsupported
+	// (Registration, Import, TollFreeVerification, Withdrawal); their specs check that answer and skip the
+	// rest. Any other ErrUnsupported fails.
+	Unsupported []Operation
 	// Messaging names the numbers of the Messenger specs; the zero value takes their defaults.
 	Messaging Messaging
 }
+
+// Operation is a registry operation an adapter may declare unsupported.
+type Operation string
+
+// Registry operations.
+const (
+	// Registration is SubmitCampaign of a campaign to register (no TCR id).
+	Registration Operation = "registration"
+	// Import is SubmitCampaign of a campaign registered elsewhere (a TCR id).
+	Import Operation = "import"
+	// TollFreeVerification is SubmitTollFreeVerification.
+	TollFreeVerification Operation = "toll-free verification"
+	// Withdrawal is WithdrawCampaign.
+	Withdrawal Operation = "withdrawal"
+)
+
+// unsupported reports whether the harness declares op unsupported.
+func (h *Harness) unsupported(op Operation) bool { return slices.Contains(h.Unsupported, op) }
 
 // Inventory names numbers of an adapter's inventory.
 type Inventory struct {

@@ -13,8 +13,9 @@ import (
 )
 
 // The simulated registry reviews every submission ReviewDelay after it arrives, in a job inserted
-// in the same transaction as the submission (see scheduleThreshold): it approves it unless its description (or the TCR
-// id of an import) contains RejectWord. A submission that repeats a reference amends it: a
+// in the same transaction as the submission (see scheduleThreshold): it approves it unless its
+// description (or the TCR id of an import) contains RejectWord, and keeps it in review when it
+// contains HoldWord. A submission that repeats a reference amends it: a
 // pending review judges the latest version, a decided one is reviewed again. Operators force a
 // verdict with `switchboard sim campaign approve|reject`, which reports it directly.
 
@@ -31,6 +32,9 @@ const scheduleThreshold = 10 * time.Second
 
 // Kind names the job.
 func (reviewArgs) Kind() string { return "sim_review" }
+
+// holdRecheck is how often a review kept by HoldWord looks at its submission again.
+const holdRecheck = 10 * time.Second
 
 // registerCampaignWorkers adds the review worker.
 func (c *Carrier) registerCampaignWorkers(w *river.Workers) {
@@ -63,6 +67,13 @@ func (c *Carrier) submit(ctx context.Context, r Review) error {
 	return nil
 }
 
+// Registered reports whether the simulated registry holds a submission under reference, in review
+// or decided (and not withdrawn).
+func (c *Carrier) Registered(ctx context.Context, reference string) (bool, error) {
+	r, err := c.cfg.Store.Review(ctx, reference)
+	return r != nil, err
+}
+
 // WithdrawCampaign withdraws a submission (a 10DLC campaign or a toll-free verification): a review
 // still pending is never decided, and a decided one is forgotten.
 func (c *Carrier) WithdrawCampaign(ctx context.Context, reference string) error {
@@ -88,6 +99,16 @@ func (w *reviewWorker) Work(ctx context.Context, j *river.Job[reviewArgs]) error
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	r, err := w.c.cfg.Store.Review(ctx, j.Args.Reference)
+	switch {
+	case err != nil:
+		return fmt.Errorf("sim: read submission %s: %w", j.Args.Reference, err)
+	case r == nil:
+		return nil // withdrawn
+	case r.DecidedAt == nil && strings.Contains(r.Description, HoldWord):
+		// Kept in review; looked at again later, in case an amendment lifts the hold.
+		return river.JobSnooze(holdRecheck)
 	}
 	// Decide first, then report: a submission amended after the decision finds it decided and
 	// queues a review of its own, so no amendment goes unjudged.

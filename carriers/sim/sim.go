@@ -24,6 +24,10 @@ const Name = "sim"
 // RejectWord in a campaign's description makes the simulated review reject it.
 const RejectWord = "REJECTME"
 
+// HoldWord in a campaign's description keeps it in review until an operator forces a verdict
+// (`switchboard sim campaign approve|reject`) or the campaign is withdrawn.
+const HoldWord = "HOLDME"
+
 // Config configures the simulated carrier.
 type Config struct {
 	// Store keeps the simulated carrier's state (store.SimStore). Required.

@@ -62,5 +62,11 @@ var _ = carriertest.Run(func() *carriertest.Harness {
 			Unknown: "+14155551234", // outside the 555-01XX block
 		},
 		RejectDescription: "Promotions for a product we will not name. " + sim.RejectWord,
+		HoldDescription:   "Reminders that the registry looks at for a long time. " + sim.HoldWord,
+		Registered: func(ctx context.Context, reference string) bool {
+			held, err := carrier.Registered(ctx, reference)
+			Expect(err).NotTo(HaveOccurred())
+			return held
+		},
 	}
 })

@@ -29,6 +29,8 @@ type Store interface {
 	DecideReview(ctx context.Context, reference string, at time.Time) (*Review, bool, error)
 	// ReopenReview undoes the decision made at at, unless the review changed since.
 	ReopenReview(ctx context.Context, reference string, at time.Time) error
+	// Review returns the review of reference, nil when there is none.
+	Review(ctx context.Context, reference string) (*Review, error)
 	// WithdrawReview forgets the review of reference, so that it is never decided; one that does
 	// not exist is no error.
 	WithdrawReview(ctx context.Context, reference string) error

@@ -103,5 +103,7 @@ var _ = BeforeSuite(func(ctx context.Context) {
 })
 
 var _ = carriertest.Run(func() *carriertest.Harness {
-	return &carriertest.Harness{Carrier: carrier, Reports: reports}
+	return &carriertest.Harness{Carrier: carrier, Reports: reports,
+		// SMPP registers nothing: its registry only imports campaigns registered with the SMSC's operator.
+		Unsupported: []carriertest.Operation{carriertest.Registration, carriertest.TollFreeVerification, carriertest.Withdrawal}}
 })
