@@ -13,6 +13,7 @@ package carriers
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 )
 
@@ -84,10 +85,21 @@ type InboundMessage struct {
 	At       time.Time
 }
 
-// Media is an attachment of a message.
+// Media is an attachment of a message. In an InboundMessage, URL is the carrier's: the core
+// fetches the file from it (through its guarded client, with the carrier's credentials when the
+// adapter is a MediaSource) and never shows it to customers.
 type Media struct {
 	URL         string
 	ContentType string
+}
+
+// MediaSource is implemented by adapters whose inbound media URLs need the carrier's credentials.
+type MediaSource interface {
+	Carrier
+	// AuthorizeMedia adds the carrier's credentials to a request for a media URL that an
+	// InboundMessage of this carrier carried, when the URL is the carrier's own; a URL elsewhere is
+	// left as it is, so credentials never go to another host.
+	AuthorizeMedia(req *http.Request)
 }
 
 // Verdict is a carrier registry's decision on a submitted campaign.

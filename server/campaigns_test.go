@@ -215,7 +215,7 @@ var _ = Describe("Campaigns", func() {
 			Expect(t.delete("/campaigns/" + id)).To(HaveStatus(http.StatusOK))
 			Eventually(func() bool { return simRegistered(id) }).WithTimeout(reviewTimeout).Should(BeFalse())
 			forceVerdict(id, true)
-			Expect(t.statusOfResource("/campaigns/" + id)).To(Equal("deactivated"), "a late verdict changes nothing")
+			Expect(t.statusOfResource("/campaigns/"+id)).To(Equal("deactivated"), "a late verdict changes nothing")
 			Expect(t.eventEnvelopes("campaign.approved")).To(BeEmpty())
 		})
 

@@ -76,7 +76,8 @@ func (s *Server) messageOut(v *store.MessageView) gen.Message {
 	m := &v.Message
 	atts := make([]gen.Attachment, 0, len(v.Attachments))
 	for _, a := range v.Attachments {
-		atts = append(atts, gen.Attachment{Id: a.ID, Type: gen.AttachmentType(a.Type), Url: s.messages.AttachmentURL(a.ID)})
+		status := gen.AttachmentStatus(service.AttachmentStatus(&a))
+		atts = append(atts, gen.Attachment{Id: a.ID, Type: gen.AttachmentType(a.Type), Url: s.messages.AttachmentURL(a.ID), Status: &status})
 	}
 	out := gen.Message{
 		Id: m.ID, Status: gen.MessageStatus(m.Status), Direction: gen.MessageDirection(m.Direction), Body: m.Body,

@@ -57,6 +57,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 		Store: st, PublicURL: "https://switchboard.test", Now: clock.Now, Logger: testLogger(),
 		// Webhook specs deliver to local receivers; a short timeout stands for the 15 s one.
 		WebhookAllowPrivate: true, WebhookTimeout: webhookTestTimeout,
+		// Three fetches of an inbound message's files (about 1 s and 16 s apart) stand for ten.
+		InboundMediaAttempts: 3,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
 			c, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, ReviewDelay: simReviewDelay, Now: clock.Now, Logger: testLogger()})
 			return []carriers.Carrier{c}, err

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -43,6 +44,8 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 		var tw *twilio.Carrier
 		tcore, err := service.NewCore(service.CoreConfig{
 			Store: tst, PublicURL: "https://switchboard.test", Logger: testLogger(),
+			// Inbound media is fetched from the fake, on loopback.
+			WebhookAllowPrivate: true,
 			Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
 				var err error
 				tw, err = twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: twiliotest.AuthToken,
@@ -113,6 +116,42 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 			cb.Params.Get("MessageSid")).Scan(&status).Error).To(Succeed())
 		Expect(status).To(Equal("received"))
 		Expect(fake.Inbound(inboundURL, handset, number, "Can I move my appointment?").Status).To(Equal(http.StatusOK))
+	})
+
+	It("copies an inbound MMS's media with the account's credentials before message.received, and serves it as ours", func(ctx SpecContext) {
+		png := []byte("\x89PNG\r\n\x1a\nfake image")
+		cb := fake.InboundMMS(inboundURL, newHandset(), number, "Here is the dent", twiliotest.File{ContentType: "image/png", Data: png})
+		Expect(cb.Status).To(Equal(http.StatusOK))
+		carrierURL := cb.Params.Get("MediaUrl0")
+		var received map[string]any
+		Eventually(func() []map[string]any {
+			evs, _, err := tst.ListEvents(ctx, t.ProjectID, "message.received", store.Page{Limit: 100})
+			Expect(err).NotTo(HaveOccurred())
+			var out []map[string]any
+			for _, e := range evs {
+				var d map[string]any
+				Expect(json.Unmarshal([]byte(e.Data), &d)).To(Succeed())
+				if out = append(out, d); d["body"] == "Here is the dent" {
+					received = d
+				}
+			}
+			return out
+		}).WithTimeout(20 * time.Second).Should(ContainElement(HaveKeyWithValue("body", "Here is the dent")))
+		Expect(fake.MediaFetches(carrierURL)).To(Equal(1))
+		atts := received["attachments"].([]any)
+		Expect(atts).To(ConsistOf(SatisfyAll(HaveKeyWithValue("type", "image"), HaveKeyWithValue("status", "available"),
+			HaveKeyWithValue("url", HavePrefix("https://switchboard.test/attachments/att_")))))
+		msg := t.get("/messages/" + received["id"].(string))
+		Expect(msg.String()).NotTo(ContainSubstring(carrierURL), "the carrier's URL is never handed out")
+		Expect(msg.String()).NotTo(ContainSubstring(fake.URL))
+		file := t.get(strings.TrimPrefix(atts[0].(map[string]any)["url"].(string), "https://switchboard.test"))
+		Expect(file).To(HaveStatus(http.StatusFound))
+		signed := file.Header.Get("Location")
+		Expect(signed).To(HavePrefix("https://switchboard.test/files/"))
+		got := t.withKey("").get(strings.TrimPrefix(signed, "https://switchboard.test"))
+		Expect(got).To(HaveStatus(http.StatusOK))
+		Expect(got.Header.Get("Content-Type")).To(Equal("image/png"))
+		Expect(got.Body).To(Equal(png))
 	})
 
 	It("opts a contact out on STOP through Twilio and confirms through Twilio", func(ctx SpecContext) {

@@ -155,7 +155,7 @@ var eventSchemas = map[string]string{
 	"contact.opted_in": "ContactOptedInEvent", "contact.opted_out": "ContactOptedOutEvent",
 	"campaign.approved": "CampaignApprovedEvent", "campaign.deactivated": "CampaignDeactivatedEvent",
 	"phone_number.attached_to_campaign": "PhoneNumberAttachedToCampaignEvent",
-	"link.followed": "LinkFollowedEvent", "call.ended": "CallEndedEvent",
+	"link.followed":                     "LinkFollowedEvent", "call.ended": "CallEndedEvent",
 	"recording.completed": "RecordingCompletedEvent", "voicemail.received": "VoicemailReceivedEvent",
 }
 

@@ -78,12 +78,16 @@ type errAttachment struct{ reason string }
 func (e *errAttachment) Error() string { return "attachment unreachable: " + e.reason }
 
 // fetchAttachment downloads one attachment within the limits and returns its media type and bytes.
-func (m *Messages) fetchAttachment(ctx context.Context, rawURL string) (string, []byte, error) {
+// authorize, when not nil, adds a carrier's credentials to the request (see carriers.MediaSource).
+func (m *Messages) fetchAttachment(ctx context.Context, rawURL string, authorize func(*http.Request)) (string, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, AttachmentFetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return "", nil, &errAttachment{err.Error()}
+	}
+	if authorize != nil {
+		authorize(req)
 	}
 	resp, err := m.cfg.HTTPClient.Do(req)
 	if err != nil {
@@ -222,14 +226,37 @@ func (m *Messages) AttachmentURL(id string) string {
 }
 
 // AttachmentLocation returns where GET /attachments/{id}/file redirects: a short-lived signed URL
-// of the stored file, or, for an inbound attachment that was not fetched, the carrier's URL.
+// of the stored file; for an outbound attachment not fetched yet (its message is not sent), the
+// URL the customer gave. An inbound file that is not stored is not_found: the carrier's URL is
+// never given out.
 func (m *Messages) AttachmentLocation(ctx context.Context, projectID, id string) (string, error) {
 	a, err := m.cfg.Store.GetAttachment(ctx, projectID, id)
 	if err != nil {
 		return "", err
 	}
-	if a.FetchedAt == nil {
-		return a.URL, nil
+	switch {
+	case a.FetchedAt != nil:
+		return m.FileURL(ctx, a.ID, FileURLTTL)
+	case a.UnavailableAt != nil:
+		return "", Errorf(TypeNotFound, "attachment %s could not be fetched from the carrier", a.ID)
 	}
-	return m.FileURL(ctx, a.ID, FileURLTTL)
+	msg, err := m.cfg.Store.GetMessage(ctx, projectID, a.MessageID)
+	if err != nil {
+		return "", err
+	}
+	if msg.Direction == store.DirectionInbound {
+		return "", Errorf(TypeNotFound, "attachment %s is still being fetched from the carrier; try again shortly", a.ID)
+	}
+	return a.URL, nil
+}
+
+// AttachmentStatus is an attachment's status as the API shows it: pending, available or unavailable.
+func AttachmentStatus(a *store.Attachment) string {
+	switch {
+	case a.FetchedAt != nil:
+		return "available"
+	case a.UnavailableAt != nil:
+		return "unavailable"
+	}
+	return "pending"
 }

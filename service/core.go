@@ -30,6 +30,9 @@ type CoreConfig struct {
 	// AttachmentClient fetches message attachments. Defaults to the webhook client's SSRF guard
 	// (private targets refused unless WebhookAllowPrivate), a 10 s timeout, redirects followed.
 	AttachmentClient *http.Client
+	// InboundMediaAttempts is how many times an inbound message's files are fetched from the
+	// carrier before the missing ones are unavailable. Defaults to 10 (about 4.3 hours).
+	InboundMediaAttempts int
 	// JobRescueAfter is how long a job may run before another instance takes it over, as after
 	// a crash. Defaults to 5 minutes.
 	JobRescueAfter time.Duration
@@ -111,7 +114,8 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		return nil, err
 	}
 	if c.Messages, err = NewMessages(MessagesConfig{Store: cfg.Store, Carriers: c.Carriers, PublicURL: cfg.PublicURL,
-		Pacing: cfg.Pacing, HTTPClient: attachmentClient(cfg), Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+		Pacing: cfg.Pacing, HTTPClient: attachmentClient(cfg), InboundMediaAttempts: cfg.InboundMediaAttempts,
+		Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
 	c.Reports.messages = c.Messages

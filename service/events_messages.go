@@ -49,9 +49,10 @@ type eventConversation struct {
 }
 
 type eventAttachment struct {
-	ID   string `json:"id"`
-	Type string `json:"type"`
-	URL  string `json:"url"`
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	URL    string `json:"url"`
+	Status string `json:"status"`
 }
 
 type messageEventData struct {
@@ -104,7 +105,7 @@ func orEmpty(m store.Metadata) store.Metadata {
 func (m *Messages) messageData(v *store.MessageView) messageEventData {
 	atts := make([]eventAttachment, 0, len(v.Attachments))
 	for _, a := range v.Attachments {
-		atts = append(atts, eventAttachment{ID: a.ID, Type: a.Type, URL: m.AttachmentURL(a.ID)})
+		atts = append(atts, eventAttachment{ID: a.ID, Type: a.Type, URL: m.AttachmentURL(a.ID), Status: AttachmentStatus(&a)})
 	}
 	msg := &v.Message
 	return messageEventData{

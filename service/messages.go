@@ -94,6 +94,10 @@ type MessagesConfig struct {
 	Expiry time.Duration
 	// HTTPClient fetches attachments. Defaults to a client with a 10 s timeout.
 	HTTPClient *http.Client
+	// InboundMediaAttempts is how many times an inbound message's files are fetched from the
+	// carrier before the missing ones are unavailable (River waits attempt⁴ seconds between
+	// attempts). Defaults to 10, about 4.3 hours.
+	InboundMediaAttempts int
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -135,6 +139,9 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: AttachmentFetchTimeout}
 	}
+	if cfg.InboundMediaAttempts <= 0 {
+		cfg.InboundMediaAttempts = defaultInboundMediaAttempts
+	}
 	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}}
 	m.claims = store.NewBatcher(outboundBatch, outboundParallel, m.claimAll)
 	m.sent = store.NewBatcher(outboundBatch, outboundParallel, m.recordSent)
@@ -145,6 +152,7 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 // Register adds the service's job workers.
 func (m *Messages) Register(w *river.Workers) {
 	river.AddWorker(w, &dispatchWorker{m: m})
+	river.AddWorker(w, &inboundMediaWorker{m: m})
 }
 
 func (m *Messages) now() time.Time { return m.cfg.Now().UTC().Truncate(time.Microsecond) }
@@ -693,7 +701,7 @@ func (m *Messages) media(ctx context.Context, msg *store.Message) ([]carriers.Me
 		}
 		if a.FetchedAt == nil {
 			var data []byte
-			if ct, data, err = m.fetchAttachment(ctx, a.URL); err != nil {
+			if ct, data, err = m.fetchAttachment(ctx, a.URL, nil); err != nil {
 				return nil, err
 			}
 			if err := m.cfg.Store.SaveAttachmentFile(ctx, a.ID, AttachmentType(ct), ct, data, m.now()); err != nil {

@@ -63,8 +63,9 @@ const (
 )
 
 // receive stores an inbound message as `received` in its pair's conversation (creating the
-// contact and conversation when new), emits message.received, and acts on opt-out, opt-in and
-// help keywords with a confirmation reply that is a real outbound message. A repeated CarrierID
+// contact and conversation when new), emits message.received (for an MMS once its files are
+// fetched; see inboundMediaWorker), and acts on opt-out, opt-in and help keywords with a
+// confirmation reply that is a real outbound message. A repeated CarrierID
 // is ignored. A message to a number nobody holds is logged and dropped.
 func (m *Messages) receive(ctx context.Context, carrier string, in *carriers.InboundMessage) error {
 	log := m.cfg.Logger.With("carrier", carrier, "carrier_id", in.CarrierID)
@@ -152,9 +153,16 @@ func (m *Messages) receive(ctx context.Context, carrier string, in *carriers.Inb
 		if err := tx.InsertMessage(ctx, msg, atts); err != nil {
 			return err
 		}
-		v := &store.MessageView{Message: *msg, Contact: *pair.Contact, PhoneNumber: *num, Attachments: atts}
-		if err := m.messageEvent(ctx, tx, EventMessageReceived, msg, v); err != nil {
-			return err
+		if len(atts) > 0 {
+			// message.received waits for the files: a job fetches them from the carrier first.
+			if err := tx.InsertJob(ctx, inboundMediaArgs{MessageID: msg.ID, Carrier: carrier}, m.inboundMediaOpts()); err != nil {
+				return err
+			}
+		} else {
+			v := &store.MessageView{Message: *msg, Contact: *pair.Contact, PhoneNumber: *num, Attachments: atts}
+			if err := m.messageEvent(ctx, tx, EventMessageReceived, msg, v); err != nil {
+				return err
+			}
 		}
 		// The handset evidently works: lift a block left by an earlier hard failure.
 		if err := tx.UnblockNumber(ctx, accountID, from); err != nil {

@@ -91,6 +91,8 @@ type Attachment struct {
 	Size        *int64
 	Data        []byte
 	FetchedAt   *time.Time
+	// UnavailableAt is set when an inbound file could not be fetched from the carrier, for good.
+	UnavailableAt *time.Time
 }
 
 // MessageView is a message with its contact, phone number and attachments (without their bytes),
@@ -366,6 +368,33 @@ func (s *Store) SaveAttachmentFile(ctx context.Context, id, typ, contentType str
 		"type": typ, "content_type": contentType, "size": size, "data": data, "fetched_at": at,
 	}).Error
 	return translate(err, "save attachment "+id)
+}
+
+// AttachmentFate is what became of an inbound attachment's file: its bytes, or nil Data when it
+// is unavailable for good.
+type AttachmentFate struct {
+	Type, ContentType string
+	Data              []byte
+	At                time.Time
+}
+
+// SettleAttachment records the fate of an attachment of a message whose file is neither stored
+// nor unavailable yet, and returns whether this call settled it and how many of the message's
+// attachments are left unsettled. Call it in the transaction that holds the message's lock, so
+// that exactly one call sees the message's last attachment settled.
+func (s *Store) SettleAttachment(ctx context.Context, messageID, id string, f AttachmentFate) (bool, int64, error) {
+	set := map[string]any{"unavailable_at": f.At}
+	if f.Data != nil {
+		set = map[string]any{"type": f.Type, "content_type": f.ContentType, "size": int64(len(f.Data)), "data": f.Data, "fetched_at": f.At}
+	}
+	const pending = "fetched_at IS NULL AND unavailable_at IS NULL"
+	res := s.q(ctx).Model(&Attachment{}).Where("id = ? AND message_id = ? AND "+pending, id, messageID).Updates(set)
+	if res.Error != nil {
+		return false, 0, translate(res.Error, "settle attachment "+id)
+	}
+	var left int64
+	err := s.q(ctx).Model(&Attachment{}).Where("message_id = ? AND "+pending, messageID).Count(&left).Error
+	return res.RowsAffected == 1, left, translate(err, "count unsettled attachments")
 }
 
 // GetAttachment returns a project's attachment without its bytes.

@@ -50,3 +50,16 @@ func (c *Carrier) FetchRecording(ctx context.Context, recordingURL string) (carr
 }
 
 var _ carriers.Voice = (*Carrier)(nil)
+
+// AuthorizeMedia adds the account's credentials to a request for an inbound message's media
+// (MediaUrl{N}: {APIBase}/2010-04-01/Accounts/{AccountSid}/Messages/{MessageSid}/Media/{Sid}), as
+// Twilio requires when the account enforces HTTP authentication on media. Twilio answers with a
+// redirect to its CDN, and the HTTP client does not carry the credentials to that other host.
+func (c *Carrier) AuthorizeMedia(req *http.Request) {
+	prefix := c.client.base + c.client.accountPath("/Messages/")
+	if u := req.URL.String(); strings.HasPrefix(u, prefix) && !strings.Contains(u[len(prefix):], "..") {
+		req.SetBasicAuth(c.client.sid, c.client.token)
+	}
+}
+
+var _ carriers.MediaSource = (*Carrier)(nil)

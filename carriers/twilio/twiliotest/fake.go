@@ -56,6 +56,16 @@ type Fake struct {
 	// owned numbers: number -> incoming phone number.
 	owned     map[string]*IncomingNumber
 	callbacks []Callback
+	// media: the files of inbound messages by their Media sid; mediaFetches counts the fetches
+	// of each from the CDN.
+	media        map[string]File
+	mediaFetches map[string]int
+}
+
+// File is a media file of an inbound message.
+type File struct {
+	ContentType string
+	Data        []byte
 }
 
 // Message is a message the fake accepted.
@@ -80,7 +90,7 @@ type Callback struct {
 // New starts a fake; Close stops it.
 func New() *Fake {
 	f := &Fake{failures: map[string]int{}, refusals: map[string]int{}, owned: map[string]*IncomingNumber{},
-		StatusDelay: 20 * time.Millisecond}
+		media: map[string]File{}, mediaFetches: map[string]int{}, StatusDelay: 20 * time.Millisecond}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	f.URL = f.srv.URL
 	return f
@@ -155,10 +165,16 @@ var (
 	incomingPath  = regexp.MustCompile(`^/2010-04-01/Accounts/([^/]+)/IncomingPhoneNumbers\.json$`)
 	incomingOne   = regexp.MustCompile(`^/2010-04-01/Accounts/([^/]+)/IncomingPhoneNumbers/(PN[0-9a-f]{32})\.json$`)
 	recordingPath = regexp.MustCompile(`^/2010-04-01/Accounts/([^/]+)/Recordings/(RE[0-9a-f]{32})\.wav$`)
+	mediaPath     = regexp.MustCompile(`^/2010-04-01/Accounts/([^/]+)/Messages/(MM[0-9a-f]{32})/Media/(ME[0-9a-f]{32})$`)
+	cdnPath       = regexp.MustCompile(`^/cdn/(ME[0-9a-f]{32})$`)
 	e164          = regexp.MustCompile(`^\+[1-9]\d{6,14}$`)
 )
 
 func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
+	if m := cdnPath.FindStringSubmatch(r.URL.Path); m != nil {
+		f.cdn(w, r, m[1])
+		return
+	}
 	user, pass, ok := r.BasicAuth()
 	if !ok || user != AccountSID || pass != AuthToken {
 		f.violate("%s %s: no HTTP basic auth AccountSid:AuthToken", r.Method, r.URL.Path)
@@ -166,7 +182,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := r.URL.Path
-	for _, re := range []*regexp.Regexp{messagesPath, availablePath, incomingPath, incomingOne, recordingPath} {
+	for _, re := range []*regexp.Regexp{messagesPath, availablePath, incomingPath, incomingOne, recordingPath, mediaPath} {
 		if m := re.FindStringSubmatch(p); m != nil && m[1] != AccountSID {
 			f.violate("%s %s: the path names another account", r.Method, p)
 		}
@@ -191,6 +207,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		f.listIncoming(w, r)
 	case r.Method == http.MethodDelete && incomingOne.MatchString(p):
 		f.release(w, incomingOne.FindStringSubmatch(p)[2])
+	case r.Method == http.MethodGet && mediaPath.MatchString(p):
+		f.mediaRedirect(w, r, mediaPath.FindStringSubmatch(p)[3])
 	case r.Method == http.MethodGet && recordingPath.MatchString(p):
 		w.Header().Set("Content-Type", "audio/x-wav")
 		_, _ = w.Write(RecordingWAV)
@@ -459,6 +477,67 @@ func (f *Fake) Inbound(smsURL, from, to, body string, mediaURLs ...string) Callb
 		p.Set("MediaContentType"+strconv.Itoa(i), "image/jpeg")
 	}
 	return f.Post(smsURL, p)
+}
+
+// InboundMMS sends a message with media files from a handset to smsURL, as Twilio does: each
+// MediaUrl{N} is a Media resource of the account's API, which answers an authenticated GET with
+// a redirect to the file on Twilio's CDN (another host: here localhost instead of 127.0.0.1).
+func (f *Fake) InboundMMS(smsURL, from, to, body string, files ...File) Callback {
+	id := sid("MM")
+	p := url.Values{"MessageSid": {id}, "SmsMessageSid": {id}, "SmsSid": {id}, "AccountSid": {AccountSID}, "From": {from},
+		"To": {to}, "Body": {body}, "NumMedia": {strconv.Itoa(len(files))}, "NumSegments": {"1"},
+		"SmsStatus": {"received"}, "ApiVersion": {"2010-04-01"}}
+	for i, file := range files {
+		me := sid("ME")
+		f.mu.Lock()
+		f.media[me] = file
+		f.mu.Unlock()
+		p.Set("MediaUrl"+strconv.Itoa(i), f.URL+"/2010-04-01/Accounts/"+AccountSID+"/Messages/"+id+"/Media/"+me)
+		p.Set("MediaContentType"+strconv.Itoa(i), file.ContentType)
+	}
+	return f.Post(smsURL, p)
+}
+
+// MediaFetches is how often the CDN served the media file of an InboundMMS callback's MediaUrl.
+func (f *Fake) MediaFetches(mediaURL string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mediaFetches[mediaURL[strings.LastIndex(mediaURL, "/")+1:]]
+}
+
+// mediaRedirect answers a Media resource (already authenticated) with a temporary redirect to
+// the file on the CDN host.
+func (f *Fake) mediaRedirect(w http.ResponseWriter, r *http.Request, me string) {
+	f.mu.Lock()
+	_, ok := f.media[me]
+	f.mu.Unlock()
+	if !ok {
+		apiError(w, http.StatusNotFound, 20404, "The requested resource was not found")
+		return
+	}
+	cdn := *r.URL
+	cdn.Scheme, cdn.Host, cdn.Path = "http", strings.Replace(f.srv.Listener.Addr().String(), "127.0.0.1", "localhost", 1), "/cdn/"+me
+	http.Redirect(w, r, cdn.String(), http.StatusTemporaryRedirect)
+}
+
+// cdn serves a media file, as Twilio's CDN does, to anyone holding the (unguessable) URL. The
+// account's credentials must never reach it.
+func (f *Fake) cdn(w http.ResponseWriter, r *http.Request, me string) {
+	if r.Header.Get("Authorization") != "" {
+		f.violate("GET %s: the account's credentials were sent to the CDN", r.URL.Path)
+	}
+	f.mu.Lock()
+	file, ok := f.media[me]
+	if ok {
+		f.mediaFetches[me]++
+	}
+	f.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", file.ContentType)
+	_, _ = w.Write(file.Data)
 }
 
 // RecordingURL is the RecordingUrl of a recording of the fake's account.
