@@ -41,6 +41,9 @@ type ListenConfig struct {
 	// MaxHeaderBytes bounds a request's header (request line and fields); a larger one answers
 	// 431 request_header_too_large. Defaults to 1 MiB.
 	MaxHeaderBytes int
+	// Listener and PlainListener, when set, are sockets already bound for Addr and PlainAddr:
+	// a caller binds them before anything else starts, so that an address in use fails at once.
+	Listener, PlainListener net.Listener
 }
 
 // handshakeTimeout bounds a TLS handshake and the reading of a request's header.
@@ -50,11 +53,15 @@ const handshakeTimeout = 10 * time.Second
 func (s *Server) Serve(ctx context.Context, cfg ListenConfig, ready func(tlsAddr, plainAddr string)) error {
 	cert, err := tls.LoadX509KeyPair(cfg.CertFile, cfg.KeyFile)
 	if err != nil {
+		closeListeners(cfg.Listener, cfg.PlainListener)
 		return fmt.Errorf("server: load TLS certificate: %w", err)
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("server: listen on %s: %w", cfg.Addr, err)
+	ln := cfg.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+			closeListeners(cfg.PlainListener)
+			return fmt.Errorf("server: listen on %s: %w", cfg.Addr, err)
+		}
 	}
 	maxHeader := cfg.MaxHeaderBytes
 	if maxHeader <= 0 {
@@ -69,11 +76,12 @@ func (s *Server) Serve(ctx context.Context, cfg ListenConfig, ready func(tlsAddr
 		return tlsServer.Serve(&envelopeListener{Listener: ln, tls: tlsConfig, maxHeader: maxHeader})
 	})
 	plainAddr := ""
-	if cfg.PlainAddr != "" {
-		pln, err := net.Listen("tcp", cfg.PlainAddr)
-		if err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("server: listen on %s: %w", cfg.PlainAddr, err)
+	if pln := cfg.PlainListener; pln != nil || cfg.PlainAddr != "" {
+		if pln == nil {
+			if pln, err = net.Listen("tcp", cfg.PlainAddr); err != nil {
+				_ = ln.Close()
+				return fmt.Errorf("server: listen on %s: %w", cfg.PlainAddr, err)
+			}
 		}
 		plainAddr = pln.Addr().String()
 		plain := s.httpServer(HTTPSGuard(s, cfg.TrustedProxies), maxHeader)
@@ -194,4 +202,13 @@ func EnsureSelfSignedCert(dir string) (certFile, keyFile string, created bool, e
 		return "", "", false, fmt.Errorf("server: write TLS key: %w", err)
 	}
 	return certFile, keyFile, true, nil
+}
+
+// closeListeners closes the listeners given that are not nil.
+func closeListeners(ls ...net.Listener) {
+	for _, l := range ls {
+		if l != nil {
+			_ = l.Close()
+		}
+	}
 }

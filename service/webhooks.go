@@ -286,16 +286,16 @@ func (w *Webhooks) SetEnabled(ctx context.Context, id string, enabled bool) (*st
 	return w.cfg.Store.GetWebhookEndpoint(ctx, id)
 }
 
-// Deliveries lists a project's deliveries, newest first, only the failed ones when failedOnly.
+// Deliveries lists a project's deliveries, newest first; with failedOnly, only those whose last
+// attempt failed: failed for good, or pending a retry after failures.
 func (w *Webhooks) Deliveries(ctx context.Context, projectID string, failedOnly bool, limit int) ([]store.WebhookDelivery, error) {
-	status := ""
-	if failedOnly {
-		status = store.DeliveryFailed
-	}
 	if limit <= 0 {
 		limit = 50
 	}
-	return w.cfg.Store.ListWebhookDeliveries(ctx, projectID, status, limit)
+	if failedOnly {
+		return w.cfg.Store.ListFailingWebhookDeliveries(ctx, projectID, limit)
+	}
+	return w.cfg.Store.ListWebhookDeliveries(ctx, projectID, "", limit)
 }
 
 // Replay delivers again: id is a delivery (whd_…: its event to its endpoint) or an event

@@ -247,6 +247,16 @@ func (s *Store) UpdateMessage(ctx context.Context, id string, from []string, fie
 	return res.RowsAffected == 1, nil
 }
 
+// InboundMessageByCarrierID returns the inbound message a carrier reported under its id.
+func (s *Store) InboundMessageByCarrierID(ctx context.Context, carrier, carrierID string) (*Message, error) {
+	var m Message
+	if err := s.q(ctx).Where("direction = ? AND carrier = ? AND carrier_id = ?", DirectionInbound, carrier, carrierID).
+		Take(&m).Error; err != nil {
+		return nil, translate(err, "find inbound message")
+	}
+	return &m, nil
+}
+
 // InboundSeen reports whether the carrier's inbound message was stored already.
 func (s *Store) InboundSeen(ctx context.Context, carrier, carrierID string) (bool, error) {
 	var n int64

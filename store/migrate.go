@@ -131,3 +131,57 @@ func (s *Store) PendingMigrations(ctx context.Context) (int, error) {
 	}
 	return len(migrations) - len(done), nil
 }
+
+// MigrationState is one migration and whether this database has it.
+type MigrationState struct {
+	Version int    `json:"version"`
+	Name    string `json:"name"`
+	// AppliedAt is when it was applied; nil while it is pending.
+	AppliedAt *time.Time `json:"applied_at"`
+	// Unknown marks a migration the database has but this binary does not carry: it was applied
+	// by a newer release.
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// MigrationStatus lists every migration this binary carries, applied or pending, in order, then
+// any the database has from a newer release.
+func (s *Store) MigrationStatus(ctx context.Context) ([]MigrationState, error) {
+	migrations, err := loadMigrations()
+	if err != nil {
+		return nil, err
+	}
+	var rows []AppliedMigration
+	if err := s.q(ctx).Raw("SELECT version, name, applied_at FROM schema_migrations ORDER BY version").Scan(&rows).Error; err != nil {
+		rows = nil // no table yet: everything is pending
+	}
+	applied := map[int]AppliedMigration{}
+	for _, r := range rows {
+		applied[r.Version] = r
+	}
+	out := make([]MigrationState, 0, len(migrations))
+	for _, m := range migrations {
+		st := MigrationState{Version: m.version, Name: m.name}
+		if r, ok := applied[m.version]; ok {
+			at := r.AppliedAt
+			st.AppliedAt = &at
+			delete(applied, m.version)
+		}
+		out = append(out, st)
+	}
+	for _, r := range rows {
+		if _, ok := applied[r.Version]; ok {
+			at := r.AppliedAt
+			out = append(out, MigrationState{Version: r.Version, Name: r.Name, AppliedAt: &at, Unknown: true})
+		}
+	}
+	return out, nil
+}
+
+// SchemaVersion is the version of the newest migration this binary carries.
+func SchemaVersion() int {
+	migrations, err := loadMigrations()
+	if err != nil || len(migrations) == 0 {
+		return 0
+	}
+	return migrations[len(migrations)-1].version
+}

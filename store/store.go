@@ -17,7 +17,6 @@ import (
 	"github.com/riverqueue/river/riverdriver"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
-	"gorm.io/gorm/logger"
 )
 
 // Dialect names the SQL database behind a Store.
@@ -51,12 +50,15 @@ func (e *CursorError) Error() string { return "store: invalid cursor in " + e.Pa
 // Config says how to open a Store.
 type Config struct {
 	// URL is a postgres:// (or postgresql://) URL for PostgreSQL, or a SQLite file path, optionally
-	// prefixed with sqlite://. Required.
+	// prefixed with sqlite: (or sqlite://). Required.
 	URL string
 	// MaxOpenConns caps the connection pool. Defaults to 40 on PostgreSQL and 8 on SQLite.
 	MaxOpenConns int
-	// Logger receives slow-query and error logs. Defaults to slog.Default().
+	// Logger receives the job queue's warnings and the slow-query log. Defaults to slog.Default().
 	Logger *slog.Logger
+	// SlowQuery is how long a statement may take before it is logged (at warn, without its
+	// arguments). Defaults to 500ms; negative logs none.
+	SlowQuery time.Duration
 }
 
 // Store is the database handle shared by the API and the operator commands.
@@ -78,8 +80,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	slow := cfg.SlowQuery
+	if slow == 0 {
+		slow = 500 * time.Millisecond
+	}
 	gcfg := &gorm.Config{
-		Logger:                 logger.Discard,
+		Logger:                 slowQueryLog{log: log, threshold: slow},
 		NowFunc:                func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) },
 		SkipDefaultTransaction: true,
 		PrepareStmt:            false,
@@ -101,7 +107,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 	} else {
 		dialect = SQLite
-		path := strings.TrimPrefix(cfg.URL, "sqlite://")
+		path := strings.TrimPrefix(strings.TrimPrefix(cfg.URL, "sqlite:"), "//")
 		if dir := filepath.Dir(path); dir != "." {
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return nil, fmt.Errorf("store: create database directory: %w", err)

@@ -284,6 +284,17 @@ func (s *Store) ListWebhookDeliveries(ctx context.Context, projectID, status str
 	return out, nil
 }
 
+// ListFailingWebhookDeliveries returns a project's deliveries whose last attempt failed, newest
+// first, at most limit: those failed for good and those still pending a retry.
+func (s *Store) ListFailingWebhookDeliveries(ctx context.Context, projectID string, limit int) ([]WebhookDelivery, error) {
+	var out []WebhookDelivery
+	if err := s.q(ctx).Where("project_id = ? AND (status = ? OR (status = ? AND attempts > 0))", projectID, DeliveryFailed, DeliveryPending).
+		Order("id DESC").Limit(limit).Find(&out).Error; err != nil {
+		return nil, translate(err, "list failing webhook deliveries")
+	}
+	return out, nil
+}
+
 // WebhookDeliveriesOfEvent returns every delivery of an event, oldest first.
 func (s *Store) WebhookDeliveriesOfEvent(ctx context.Context, eventID string) ([]WebhookDelivery, error) {
 	var out []WebhookDelivery

@@ -2,15 +2,11 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"strconv"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/carriers/smpp"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
@@ -22,28 +18,17 @@ type SMPPConfig struct {
 	Addr string
 	// SystemID is the bind's system_id (SWITCHBOARD_SMPP_SYSTEM_ID).
 	SystemID string
-	// Password is the bind's password (SWITCHBOARD_SMPP_PASSWORD). It is read from the
-	// environment only, never a flag, so that it shows neither in the process list nor in -h
-	// output, and it is never logged.
+	// Password is the bind's password (SWITCHBOARD_SMPP_PASSWORD, its _FILE variant or the
+	// configuration file). It is never a flag, so that it shows neither in the process list nor
+	// in -h output, and it is never logged.
 	Password string
 	// Window is how many submit_sm may await their response (SWITCHBOARD_SMPP_WINDOW). Defaults to 10.
 	Window int
 	// Throughput caps submit_sm per second, 0 for no cap (SWITCHBOARD_SMPP_THROUGHPUT). Defaults to 0.
 	Throughput float64
-
-	window, throughput string
 }
 
-// bindSMPP registers the SMPP flags on fs and reads the password from the environment.
-func bindSMPP(fs *flag.FlagSet, s *SMPPConfig) {
-	fs.StringVar(&s.Addr, "smpp-addr", env("SMPP_ADDR", ""), "the SMSC's host:port (SWITCHBOARD_SMPP_ADDR)")
-	fs.StringVar(&s.SystemID, "smpp-system-id", env("SMPP_SYSTEM_ID", ""), "SMPP bind system_id (SWITCHBOARD_SMPP_SYSTEM_ID)")
-	fs.StringVar(&s.window, "smpp-window", env("SMPP_WINDOW", "10"), "submit_sm awaiting a response at once, 1 to 255 (SWITCHBOARD_SMPP_WINDOW)")
-	fs.StringVar(&s.throughput, "smpp-throughput", env("SMPP_THROUGHPUT", "0"), "submit_sm per second; 0 is no cap (SWITCHBOARD_SMPP_THROUGHPUT)")
-	s.Password = os.Getenv("SWITCHBOARD_SMPP_PASSWORD")
-}
-
-// Validate finishes the SMPP settings and names the one that is missing or malformed (never
+// Validate names the one that is missing or malformed (never
 // showing the password).
 func (s *SMPPConfig) Validate() error {
 	if s.Addr == "" {
@@ -61,13 +46,11 @@ func (s *SMPPConfig) Validate() error {
 	if len(s.Password) > 8 {
 		return errors.New("SWITCHBOARD_SMPP_PASSWORD: SMPP allows at most 8 characters")
 	}
-	w, err := strconv.Atoi(s.window)
-	if err != nil || w < 1 || w > 255 {
-		return fmt.Errorf("SWITCHBOARD_SMPP_WINDOW / --smpp-window: %q is not an integer from 1 to 255", s.window)
+	if s.Window < 1 || s.Window > 255 {
+		return fmt.Errorf("SWITCHBOARD_SMPP_WINDOW / --smpp-window: %d is not an integer from 1 to 255", s.Window)
 	}
-	s.Window = w
-	if s.Throughput, err = strconv.ParseFloat(s.throughput, 64); err != nil || s.Throughput < 0 {
-		return fmt.Errorf("SWITCHBOARD_SMPP_THROUGHPUT / --smpp-throughput: %q is not a non-negative number", s.throughput)
+	if s.Throughput < 0 {
+		return fmt.Errorf("SWITCHBOARD_SMPP_THROUGHPUT / --smpp-throughput: %v is negative: give submit_sm per second, or 0 for no cap", s.Throughput)
 	}
 	return nil
 }
@@ -82,7 +65,7 @@ func smppCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.L
 	if err != nil {
 		return nil, err
 	}
-	s, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
+	s, err := simCarrierOf(cfg, st, r, log)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,9 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"log/slog"
-	"os"
 
 	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/carriers/twilio"
 	"github.com/switchboard/switchboard/store"
 )
@@ -16,20 +13,13 @@ import (
 type TwilioConfig struct {
 	// AccountSID is the account's AC… sid (SWITCHBOARD_TWILIO_ACCOUNT_SID).
 	AccountSID string
-	// AuthToken is the account's auth token (SWITCHBOARD_TWILIO_AUTH_TOKEN). It is read from the
-	// environment only, never a flag, so that it shows neither in the process list nor in -h
-	// output, and it is never logged.
+	// AuthToken is the account's auth token (SWITCHBOARD_TWILIO_AUTH_TOKEN, its _FILE variant or
+	// the configuration file). It is never a flag, so that it shows neither in the process list
+	// nor in -h output, and it is never logged.
 	AuthToken string
 	// APIBase is Twilio's REST API (SWITCHBOARD_TWILIO_API_BASE). Defaults to
 	// https://api.twilio.com.
 	APIBase string
-}
-
-// bindTwilio registers the Twilio flags on fs and reads the auth token from the environment.
-func bindTwilio(fs *flag.FlagSet, t *TwilioConfig) {
-	fs.StringVar(&t.AccountSID, "twilio-account-sid", env("TWILIO_ACCOUNT_SID", ""), "Twilio account SID, AC… (SWITCHBOARD_TWILIO_ACCOUNT_SID)")
-	fs.StringVar(&t.APIBase, "twilio-api-base", env("TWILIO_API_BASE", twilio.DefaultAPIBase), "Twilio REST API base URL (SWITCHBOARD_TWILIO_API_BASE)")
-	t.AuthToken = os.Getenv("SWITCHBOARD_TWILIO_AUTH_TOKEN")
 }
 
 // Validate names the Twilio setting that is missing or malformed (never showing the token).
@@ -61,7 +51,7 @@ func twilioCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog
 	if err != nil {
 		return nil, err
 	}
-	s, err := sim.New(sim.Config{Store: st.Sim(), Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: simLatency(cfg), Logger: log})
+	s, err := simCarrierOf(cfg, st, r, log)
 	if err != nil {
 		return nil, err
 	}

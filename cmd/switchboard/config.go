@@ -1,45 +1,50 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/netip"
-	"os"
+	"net/url"
 	"path/filepath"
-	"strconv"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/switchboard/switchboard/carriers/twilio"
 	"github.com/switchboard/switchboard/service"
 )
 
-// Config is the installation's configuration, read from flags and SWITCHBOARD_* variables (a
-// flag wins over its variable). cmd/ is the only package that reads either.
+// Config is the installation's configuration, read from flags, SWITCHBOARD_* variables (or
+// their _FILE variants) and an optional configuration file, in that order of precedence. cmd/ is
+// the only package that reads any of them; the table of settings is newSettings.
 type Config struct {
 	// DataDir holds the SQLite database and the generated TLS pair. Defaults to ./data.
 	DataDir string
-	// DatabaseURL selects the database: postgres://… for PostgreSQL, otherwise a SQLite path.
-	// Defaults to DataDir/switchboard.db.
+	// DatabaseURL selects the database: postgres:// (or postgresql://) for PostgreSQL, sqlite:PATH
+	// or a plain path for SQLite; anything else is refused. Defaults to DataDir/switchboard.db.
 	DatabaseURL string
+	// DatabaseWait is how long serve waits for a database that does not answer at start,
+	// retrying with backoff. Defaults to 60s; 0 fails at once.
+	DatabaseWait time.Duration
 	// Listen is the TLS listener's address. Defaults to 127.0.0.1:8443.
 	Listen string
 	// PlainListen is an optional plain-HTTP listener that refuses requests with https_required
 	// unless they come from a trusted proxy. Defaults to none.
 	PlainListen string
-	// TrustedProxies are comma-separated CIDRs of TLS-terminating proxies. Defaults to none.
+	// TrustedProxies are the networks of TLS-terminating proxies. Defaults to none.
 	TrustedProxies []netip.Prefix
 	// TLSCert and TLSKey are PEM files. Defaults to a self-signed pair in DataDir/tls.
 	TLSCert, TLSKey string
-	// PublicURL is the base URL clients and handsets reach; the `iss` of user tokens.
-	// Defaults to https://<Listen>.
+	// PublicURL is the absolute http(s) base URL clients and handsets reach: the `iss` of user
+	// tokens, the base of short links and of carrier callbacks. Defaults to https://<Listen>.
 	PublicURL string
 	// LogLevel is debug, info, warn or error. Defaults to info.
 	LogLevel slog.Level
 	// AutoMigrate applies pending migrations when serve starts. Defaults to true.
 	AutoMigrate bool
-	// RateLimit and RateBurst are the per-key token bucket. Default 100/s and 200.
+	// RateLimit and RateBurst are the per-key token bucket. Default 100/s and 200; a RateLimit
+	// of 0 disables it.
 	RateLimit float64
 	RateBurst int
 	// Carrier is the default carrier adapter: sim, twilio or smpp. Defaults to sim.
@@ -49,8 +54,8 @@ type Config struct {
 	// SimLatency is how long after a submission the simulated carrier's receipt arrives.
 	// Defaults to 500ms.
 	SimLatency time.Duration
-	// Pacing is each sender number's messages per second by type; 0 means unpaced. Defaults to
-	// local 10, toll-free 3, short code 100, demo 1.
+	// Pacing is each sender number's messages per second by type, in service.Pacing's terms
+	// (negative: unpaced). Defaults to local 10, toll-free 3, short code 100, demo 1.
 	Pacing service.Pacing
 	// JobRescueAfter is how long a job may run before it is taken over (its instance presumably
 	// died). Defaults to 5m.
@@ -66,137 +71,256 @@ type Config struct {
 	Twilio TwilioConfig
 	// SMPP configures the SMPP adapter (see carrier_smpp.go); required when Carrier is smpp.
 	SMPP SMPPConfig
+
+	// the settings' raw forms, finished by Validate.
+	logLevel, trustedProxies, verificationSender string
+	pacing                                       [4]float64
+	// databaseURLGiven records that DatabaseURL came from a source, not from DataDir.
+	databaseURLGiven bool
 }
 
-func env(name, def string) string {
-	if v, ok := os.LookupEnv("SWITCHBOARD_" + name); ok {
-		return v
+// newSettings is the table of every setting, bound to c's fields. README's configuration table
+// follows it.
+func newSettings(c *Config) settings {
+	str := func(p *string) *settingValue { return &settingValue{kind: kindString, dst: p} }
+	boolean := func(p *bool) *settingValue { return &settingValue{kind: kindBool, dst: p} }
+	integer := func(p *int) *settingValue { return &settingValue{kind: kindInt, dst: p} }
+	float := func(p *float64) *settingValue { return &settingValue{kind: kindFloat, dst: p} }
+	duration := func(p *time.Duration) *settingValue { return &settingValue{kind: kindDuration, dst: p} }
+	return settings{
+		{name: "data-dir", def: "./data", scope: scopeGlobal, value: str(&c.DataDir),
+			usage: "directory of the SQLite database and the generated TLS pair"},
+		{name: "database-url", scope: scopeGlobal, value: str(&c.DatabaseURL),
+			usage: "postgres://user:pass@host/db for PostgreSQL, or sqlite:PATH / a file path for SQLite; default: <data-dir>/switchboard.db"},
+		{name: "log-level", def: "info", scope: scopeGlobal, value: str(&c.logLevel),
+			usage: "debug, info, warn or error (JSON lines on stderr)"},
+
+		{name: "public-url", scope: scopeDomain, value: str(&c.PublicURL),
+			usage: "absolute http(s) URL clients and handsets reach: token issuer, short links, carrier callbacks; default: https://<listen>"},
+		{name: "webhook-allow-private", def: "false", scope: scopeDomain, value: boolean(&c.WebhookAllowPrivate),
+			usage: "deliver webhooks to private, loopback and link-local addresses"},
+		{name: "verification-sender", scope: scopeDomain, value: str(&c.verificationSender),
+			usage: "E.164 number, held by this installation, that verification codes are sent from; default: the shared demo number"},
+		{name: "pace-local", def: "10", scope: scopeDomain, value: float(&c.pacing[0]),
+			usage: "messages per second per local sender number; 0 is unpaced"},
+		{name: "pace-toll-free", def: "3", scope: scopeDomain, value: float(&c.pacing[1]),
+			usage: "messages per second per toll-free sender number; 0 is unpaced"},
+		{name: "pace-short-code", def: "100", scope: scopeDomain, value: float(&c.pacing[2]),
+			usage: "messages per second per short code; 0 is unpaced"},
+		{name: "pace-demo", def: "1", scope: scopeDomain, value: float(&c.pacing[3]),
+			usage: "messages per second from the shared demo number; 0 is unpaced"},
+		{name: "sim-review-delay", def: "2s", scope: scopeDomain, value: duration(&c.SimReviewDelay),
+			usage: "how long the simulated carrier takes to review a campaign"},
+		{name: "sim-latency", def: "500ms", scope: scopeDomain, value: duration(&c.SimLatency),
+			usage: "how long after a submission the simulated carrier's receipt arrives"},
+		{name: "job-rescue-after", def: "5m", scope: scopeDomain, value: duration(&c.JobRescueAfter),
+			usage: "how long a job may run before another instance takes it over"},
+
+		{name: "listen", def: "127.0.0.1:8443", scope: scopeServe, value: str(&c.Listen),
+			usage: "TLS listener's host:port"},
+		{name: "plain-listen", scope: scopeServe, value: str(&c.PlainListen),
+			usage: "optional plain-HTTP listener's host:port (answers 403 https_required except to trusted proxies)"},
+		{name: "trusted-proxies", scope: scopeServe, value: str(&c.trustedProxies),
+			usage: "comma-separated CIDRs of TLS-terminating proxies"},
+		{name: "tls-cert", scope: scopeServe, value: str(&c.TLSCert),
+			usage: "PEM certificate file; default: a self-signed pair in <data-dir>/tls"},
+		{name: "tls-key", scope: scopeServe, value: str(&c.TLSKey),
+			usage: "PEM private key file, with --tls-cert"},
+		{name: "database-wait", def: "60s", scope: scopeServe, value: duration(&c.DatabaseWait),
+			usage: "how long to wait, retrying with backoff, for a database that does not answer at start; 0 fails at once"},
+		{name: "auto-migrate", def: "true", scope: scopeServe, value: boolean(&c.AutoMigrate),
+			usage: "apply pending migrations on start"},
+		{name: "rate-limit", def: "100", scope: scopeServe, value: float(&c.RateLimit),
+			usage: "requests per second per API key; 0 disables"},
+		{name: "rate-burst", def: "200", scope: scopeServe, value: integer(&c.RateBurst),
+			usage: "burst per API key"},
+		{name: "carrier", def: "sim", scope: scopeServe, value: str(&c.Carrier),
+			usage: "default carrier adapter: sim, twilio or smpp"},
+		{name: "twilio-account-sid", scope: scopeServe, value: str(&c.Twilio.AccountSID),
+			usage: "Twilio account SID, AC…"},
+		{name: "twilio-auth-token", scope: scopeServe, secret: true, value: str(&c.Twilio.AuthToken),
+			usage: "Twilio auth token"},
+		{name: "twilio-api-base", def: twilio.DefaultAPIBase, scope: scopeServe, value: str(&c.Twilio.APIBase),
+			usage: "Twilio REST API base URL"},
+		{name: "smpp-addr", scope: scopeServe, value: str(&c.SMPP.Addr),
+			usage: "the SMSC's host:port"},
+		{name: "smpp-system-id", scope: scopeServe, value: str(&c.SMPP.SystemID),
+			usage: "SMPP bind system_id"},
+		{name: "smpp-password", scope: scopeServe, secret: true, value: str(&c.SMPP.Password),
+			usage: "SMPP bind password"},
+		{name: "smpp-window", def: "10", scope: scopeServe, value: integer(&c.SMPP.Window),
+			usage: "submit_sm awaiting a response at once, 1 to 255"},
+		{name: "smpp-throughput", def: "0", scope: scopeServe, value: float(&c.SMPP.Throughput),
+			usage: "submit_sm per second; 0 is no cap"},
 	}
-	return def
 }
 
-// bindConfig registers the configuration flags on fs with their environment defaults; the
-// returned function finishes and validates the Config after fs.Parse.
-func bindConfig(fs *flag.FlagSet) (*Config, func() error) {
-	c := &Config{}
-	var level, proxies, autoMigrate, rateLimit, rateBurst string
-	fs.StringVar(&c.DataDir, "data-dir", env("DATA_DIR", "./data"), "data directory (SWITCHBOARD_DATA_DIR)")
-	fs.StringVar(&c.DatabaseURL, "database-url", env("DATABASE_URL", ""), "postgres:// URL or SQLite path (SWITCHBOARD_DATABASE_URL); default: <data-dir>/switchboard.db")
-	fs.StringVar(&c.Listen, "listen", env("LISTEN", "127.0.0.1:8443"), "TLS listen address (SWITCHBOARD_LISTEN)")
-	fs.StringVar(&c.PlainListen, "plain-listen", env("PLAIN_LISTEN", ""), "optional plain-HTTP listen address (SWITCHBOARD_PLAIN_LISTEN)")
-	fs.StringVar(&proxies, "trusted-proxies", env("TRUSTED_PROXIES", ""), "comma-separated CIDRs of TLS-terminating proxies (SWITCHBOARD_TRUSTED_PROXIES)")
-	fs.StringVar(&c.TLSCert, "tls-cert", env("TLS_CERT", ""), "PEM certificate (SWITCHBOARD_TLS_CERT); default: self-signed in <data-dir>/tls")
-	fs.StringVar(&c.TLSKey, "tls-key", env("TLS_KEY", ""), "PEM private key (SWITCHBOARD_TLS_KEY)")
-	fs.StringVar(&c.PublicURL, "public-url", env("PUBLIC_URL", ""), "public base URL (SWITCHBOARD_PUBLIC_URL); default: https://<listen>")
-	fs.StringVar(&level, "log-level", env("LOG_LEVEL", "info"), "debug, info, warn or error (SWITCHBOARD_LOG_LEVEL)")
-	fs.StringVar(&autoMigrate, "auto-migrate", env("AUTO_MIGRATE", "true"), "apply pending migrations on start (SWITCHBOARD_AUTO_MIGRATE)")
-	fs.StringVar(&rateLimit, "rate-limit", env("RATE_LIMIT", "100"), "requests per second per API key; 0 disables (SWITCHBOARD_RATE_LIMIT)")
-	fs.StringVar(&rateBurst, "rate-burst", env("RATE_BURST", "200"), "burst per API key (SWITCHBOARD_RATE_BURST)")
-	fs.StringVar(&c.Carrier, "carrier", env("CARRIER", "sim"), "default carrier adapter: sim, twilio or smpp (SWITCHBOARD_CARRIER)")
-	bindTwilio(fs, &c.Twilio)
-	bindSMPP(fs, &c.SMPP)
-	var reviewDelay string
-	fs.StringVar(&reviewDelay, "sim-review-delay", env("SIM_REVIEW_DELAY", "2s"), "simulated campaign review time (SWITCHBOARD_SIM_REVIEW_DELAY)")
-	var simLatency, rescueAfter, webhookPrivate, verificationSender string
-	fs.StringVar(&webhookPrivate, "webhook-allow-private", env("WEBHOOK_ALLOW_PRIVATE", "false"), "deliver webhooks to private, loopback and link-local addresses (SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE)")
-	fs.StringVar(&verificationSender, "verification-sender", env("VERIFICATION_SENDER", ""), "E.164 number, held by this installation, that verification codes are sent from (SWITCHBOARD_VERIFICATION_SENDER); default: the shared demo number")
-	fs.StringVar(&simLatency, "sim-latency", env("SIM_LATENCY", "500ms"), "simulated delivery receipt latency (SWITCHBOARD_SIM_LATENCY)")
-	fs.StringVar(&rescueAfter, "job-rescue-after", env("JOB_RESCUE_AFTER", "5m"), "how long a job may run before another instance takes it over (SWITCHBOARD_JOB_RESCUE_AFTER)")
-	paceFlags := []struct {
-		flag, env, def string
-		dst            *float64
-	}{
-		{"pace-local", "PACE_LOCAL", "10", &c.Pacing.Local},
-		{"pace-toll-free", "PACE_TOLL_FREE", "3", &c.Pacing.TollFree},
-		{"pace-short-code", "PACE_SHORT_CODE", "100", &c.Pacing.ShortCode},
-		{"pace-demo", "PACE_DEMO", "1", &c.Pacing.Demo},
+// validate checks and finishes the settings of the given scopes, naming the setting at fault
+// and saying what to do. It touches nothing outside the Config.
+func (c *Config) validate(ss settings, scopes ...scope) error {
+	has := func(sc scope) bool {
+		for _, s := range scopes {
+			if s == sc {
+				return true
+			}
+		}
+		return false
 	}
-	paceValues := make([]string, len(paceFlags))
-	for i, p := range paceFlags {
-		fs.StringVar(&paceValues[i], p.flag, env(p.env, p.def), "messages per second per sender number; 0 is unpaced (SWITCHBOARD_"+p.env+")")
+	if err := c.LogLevel.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return errSetting(ss.byName("log-level"), "%q is not debug, info, warn or error", c.logLevel)
 	}
-	return c, func() error {
-		for i, p := range paceFlags {
-			v, err := strconv.ParseFloat(paceValues[i], 64)
-			if err != nil || v < 0 {
-				return fmt.Errorf("SWITCHBOARD_%s / --%s: %q is not a non-negative number", p.env, p.flag, paceValues[i])
-			}
-			if v == 0 {
-				v = -1 // unpaced, in service.Pacing's terms
-			}
-			*p.dst = v
+	if err := c.validateDatabaseURL(ss.byName("database-url")); err != nil {
+		return err
+	}
+	if has(scopeServe) {
+		if err := c.validateServe(ss); err != nil {
+			return err
 		}
-		if d, err := time.ParseDuration(simLatency); err != nil || d < 0 {
-			return fmt.Errorf("SWITCHBOARD_SIM_LATENCY / --sim-latency: %q is not a non-negative duration", simLatency)
-		} else {
-			c.SimLatency = d
+	}
+	if has(scopeDomain) {
+		if err := c.validateDomain(ss); err != nil {
+			return err
 		}
-		if d, err := time.ParseDuration(rescueAfter); err != nil || d <= 0 {
-			return fmt.Errorf("SWITCHBOARD_JOB_RESCUE_AFTER / --job-rescue-after: %q is not a positive duration", rescueAfter)
-		} else {
-			c.JobRescueAfter = d
-		}
-		d, err := time.ParseDuration(reviewDelay)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("SWITCHBOARD_SIM_REVIEW_DELAY / --sim-review-delay: %q is not a positive duration", reviewDelay)
-		}
-		c.SimReviewDelay = d
-		switch c.Carrier {
-		case "sim", "twilio", "smpp":
-		default:
-			return fmt.Errorf("SWITCHBOARD_CARRIER / --carrier: %q is not sim, twilio or smpp", c.Carrier)
-		}
-		if c.Carrier == "twilio" {
-			if err := c.Twilio.Validate(); err != nil {
-				return err
-			}
-		}
-		if c.Carrier == "smpp" {
-			if err := c.SMPP.Validate(); err != nil {
-				return err
-			}
-		}
-		if c.DatabaseURL == "" {
-			c.DatabaseURL = filepath.Join(c.DataDir, "switchboard.db")
-		}
-		if c.PublicURL == "" {
-			c.PublicURL = "https://" + c.Listen
-		}
-		if err := c.LogLevel.UnmarshalText([]byte(level)); err != nil {
-			return fmt.Errorf("SWITCHBOARD_LOG_LEVEL / --log-level: %q is not debug, info, warn or error", level)
-		}
-		b, err := strconv.ParseBool(autoMigrate)
-		if err != nil {
-			return fmt.Errorf("SWITCHBOARD_AUTO_MIGRATE / --auto-migrate: %q is not true or false", autoMigrate)
-		}
-		c.AutoMigrate = b
-		if c.WebhookAllowPrivate, err = strconv.ParseBool(webhookPrivate); err != nil {
-			return fmt.Errorf("SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE / --webhook-allow-private: %q is not true or false", webhookPrivate)
-		}
-		if verificationSender != "" {
-			if c.VerificationSender, err = service.NormalizeE164(verificationSender); err != nil {
-				return fmt.Errorf("SWITCHBOARD_VERIFICATION_SENDER / --verification-sender: %q %w", verificationSender, err)
-			}
-		}
-		if c.RateLimit, err = strconv.ParseFloat(rateLimit, 64); err != nil || c.RateLimit < 0 {
-			return fmt.Errorf("SWITCHBOARD_RATE_LIMIT / --rate-limit: %q is not a non-negative number", rateLimit)
-		}
-		if c.RateBurst, err = strconv.Atoi(rateBurst); err != nil || c.RateBurst < 1 {
-			return fmt.Errorf("SWITCHBOARD_RATE_BURST / --rate-burst: %q is not a positive integer", rateBurst)
-		}
-		for _, p := range strings.Split(proxies, ",") {
-			if p = strings.TrimSpace(p); p == "" {
-				continue
-			}
-			prefix, err := netip.ParsePrefix(p)
-			if err != nil {
-				return fmt.Errorf("SWITCHBOARD_TRUSTED_PROXIES / --trusted-proxies: %q is not a CIDR", p)
-			}
-			c.TrustedProxies = append(c.TrustedProxies, prefix)
-		}
-		if (c.TLSCert == "") != (c.TLSKey == "") {
-			return errors.New("SWITCHBOARD_TLS_CERT and SWITCHBOARD_TLS_KEY must be set together")
-		}
+	}
+	return nil
+}
+
+// schemePattern matches a URL scheme at the start of a database setting.
+var schemePattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// validateDatabaseURL accepts postgres:// and postgresql:// URLs, sqlite:PATH (sqlite://PATH) and
+// plain paths, and refuses any other scheme, which would otherwise become a SQLite file name.
+func (c *Config) validateDatabaseURL(s *setting) error {
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = filepath.Join(c.DataDir, "switchboard.db")
 		return nil
 	}
+	c.databaseURLGiven = true
+	u := c.DatabaseURL
+	switch {
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+		parsed, err := url.Parse(u)
+		if err != nil {
+			return errSetting(s, "not a valid URL (%s): write it as postgres://user:password@host:5432/dbname?sslmode=disable", redactParseError(err))
+		}
+		if parsed.Host == "" && parsed.Query().Get("host") == "" {
+			return errSetting(s, "%q has no host: write it as postgres://user:password@host:5432/dbname", parsed.Redacted())
+		}
+	case strings.HasPrefix(u, "sqlite:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(u, "sqlite:"), "//")
+		if path == "" {
+			return errSetting(s, "sqlite: needs a file path, e.g. sqlite:/var/lib/switchboard/switchboard.db")
+		}
+		c.DatabaseURL = path
+	case schemePattern.MatchString(u) && !strings.Contains(u, string(filepath.Separator)+":"):
+		scheme, _, _ := strings.Cut(u, ":")
+		return errSetting(s, "the scheme %q is not supported: use postgres://… for PostgreSQL, or sqlite:PATH or a file path for SQLite", scheme)
+	}
+	return nil
+}
+
+// redactParseError keeps a URL parse error's reason without the URL, which may hold a password.
+func redactParseError(err error) string {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err.Error()
+	}
+	return "malformed"
+}
+
+// validateDomain checks the settings of the commands that act through the domain.
+func (c *Config) validateDomain(ss settings) error {
+	for i, name := range []string{"pace-local", "pace-toll-free", "pace-short-code", "pace-demo"} {
+		v := c.pacing[i]
+		if v < 0 {
+			return errSetting(ss.byName(name), "%v is negative: give messages per second, or 0 for unpaced", v)
+		}
+		if v == 0 {
+			v = -1 // unpaced, in service.Pacing's terms
+		}
+		*[]*float64{&c.Pacing.Local, &c.Pacing.TollFree, &c.Pacing.ShortCode, &c.Pacing.Demo}[i] = v
+	}
+	if c.SimLatency < 0 {
+		return errSetting(ss.byName("sim-latency"), "%s is negative", c.SimLatency)
+	}
+	if c.JobRescueAfter <= 0 {
+		return errSetting(ss.byName("job-rescue-after"), "%s is not a positive duration", c.JobRescueAfter)
+	}
+	if c.SimReviewDelay <= 0 {
+		return errSetting(ss.byName("sim-review-delay"), "%s is not a positive duration", c.SimReviewDelay)
+	}
+	if c.verificationSender != "" {
+		n, err := service.NormalizeE164(c.verificationSender)
+		if err != nil {
+			return errSetting(ss.byName("verification-sender"), "%q %v", c.verificationSender, err)
+		}
+		c.VerificationSender = n
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "https://" + c.Listen
+	} else if err := checkPublicURL(c.PublicURL); err != nil {
+		return errSetting(ss.byName("public-url"), "%s", err)
+	}
+	return nil
+}
+
+// checkPublicURL requires an absolute http(s) URL without query or fragment: it is the token
+// issuer, the Twilio signature base and the short-link base.
+func checkPublicURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL: give the address clients reach, e.g. https://sms.example.com", s)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q must be a base URL, without credentials, query or fragment", s)
+	}
+	return nil
+}
+
+// validateServe checks the settings that only serve reads.
+func (c *Config) validateServe(ss settings) error {
+	for _, name := range []string{"listen", "plain-listen"} {
+		v := ss.byName(name).value.String()
+		if v == "" && name == "plain-listen" {
+			continue
+		}
+		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+			return errSetting(ss.byName(name), "%q is not host:port, e.g. 0.0.0.0:8443 or 127.0.0.1:8443", v)
+		}
+	}
+	if c.DatabaseWait < 0 {
+		return errSetting(ss.byName("database-wait"), "%s is negative: give 0 to fail at once", c.DatabaseWait)
+	}
+	if c.RateLimit < 0 {
+		return errSetting(ss.byName("rate-limit"), "%v is negative: give requests per second, or 0 to disable", c.RateLimit)
+	}
+	if c.RateBurst < 1 {
+		return errSetting(ss.byName("rate-burst"), "%d is not a positive integer", c.RateBurst)
+	}
+	c.TrustedProxies = nil
+	for _, p := range strings.Split(c.trustedProxies, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			return errSetting(ss.byName("trusted-proxies"), "%q is not a CIDR such as 10.0.0.0/8", p)
+		}
+		c.TrustedProxies = append(c.TrustedProxies, prefix)
+	}
+	if c.TLSCert == "" && c.TLSKey != "" {
+		return errSetting(ss.byName("tls-cert"), "is required with --tls-key: set both, or neither for a self-signed pair")
+	}
+	if c.TLSCert != "" && c.TLSKey == "" {
+		return errSetting(ss.byName("tls-key"), "is required with --tls-cert: set both, or neither for a self-signed pair")
+	}
+	switch c.Carrier {
+	case "sim":
+	case "twilio":
+		return c.Twilio.Validate()
+	case "smpp":
+		return c.SMPP.Validate()
+	default:
+		return errSetting(ss.byName("carrier"), "%q is not sim, twilio or smpp", c.Carrier)
+	}
+	return nil
 }

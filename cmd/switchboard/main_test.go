@@ -197,6 +197,8 @@ var _ = Describe("switchboard", func() {
 		It("refuses to lock a project that does not exist, or without exactly one id", func() {
 			_, err := c.run("project lock", "prj_01jtp4dsdq6de56aa0tfm2e5b3")
 			Expect(err).To(MatchError(store.ErrNotFound))
+			Expect(err.Error()).To(HavePrefix("project prj_01jtp4dsdq6de56aa0tfm2e5b3 not found"), "a message for people")
+			Expect(err.Error()).NotTo(ContainSubstring("store:"))
 			_, err = c.run("project lock")
 			Expect(err).To(MatchError(ContainSubstring("project id")))
 			_, err = c.run("project unlock", "prj_01jtp4dsdq6de56aa0tfm2e5b3", "prj_01jtp4dsdq6de56aa0tfm2e5b4")
@@ -249,6 +251,7 @@ var _ = Describe("switchboard", func() {
 			Expect(err).To(MatchError(ContainSubstring("--project")))
 			_, err = c.run("key create", "--project", "prj_01jtp4dsdq6de56aa0tfm2e5b3")
 			Expect(err).To(MatchError(store.ErrNotFound))
+			Expect(err.Error()).To(HavePrefix("project prj_01jtp4dsdq6de56aa0tfm2e5b3 not found"))
 		})
 
 		It("lists a project's keys with a hint and never the secret", func() {
@@ -387,8 +390,12 @@ var _ = Describe("switchboard", func() {
 			Entry("a made-up command", "frobnicate"),
 			Entry("a made-up project subcommand", "project", "delete"),
 			Entry("a made-up key subcommand", "key", "rotate"),
-			Entry("project without a subcommand", "project"),
 		)
+
+		It("says which subcommands a command has when none is given", func() {
+			err := run(context.Background(), []string{"project"}, io.Discard, io.Discard)
+			Expect(err).To(MatchError(ContainSubstring("'switchboard project' needs a subcommand: create, list, lock, unlock")))
+		})
 
 		It("refuses an unknown flag", func() {
 			_, err := c.run("project list", "--colour")
@@ -481,7 +488,7 @@ var _ = Describe("switchboard", func() {
 			Expect(s.stop()).To(Succeed())
 		})
 
-		It("with --dev-key reuses the project named local and mints a new key each start", func() {
+		It("with --dev-key reuses the project named local and its key on every start", func() {
 			first := c.serve("--dev-key")
 			Expect(first.stop()).To(Succeed())
 			second := c.serve("--dev-key")
@@ -496,7 +503,17 @@ var _ = Describe("switchboard", func() {
 				return regexp.MustCompile(`sk_live_\w+`).FindString(banner)
 			}
 			Expect(projectOf(second.stdout.String())).To(Equal(projectOf(first.stdout.String())))
-			Expect(keyOf(second.stdout.String())).NotTo(Equal(keyOf(first.stdout.String())))
+			Expect(keyOf(first.stdout.String())).NotTo(BeEmpty())
+			Expect(keyOf(second.stdout.String())).To(Equal(keyOf(first.stdout.String())), "the same key, not a new one each run")
+			var ks []map[string]any
+			c.json(&ks, "key list", "--project", projectOf(first.stdout.String()))
+			Expect(ks).To(HaveLen(1), "no stale keys pile up")
+
+			By("revoking it: the next start mints a new one")
+			c.json(&map[string]any{}, "key revoke", ks[0]["id"].(string))
+			third := c.serve("--dev-key")
+			Expect(third.stop()).To(Succeed())
+			Expect(keyOf(third.stdout.String())).NotTo(SatisfyAny(BeEmpty(), Equal(keyOf(first.stdout.String()))))
 			var ps []map[string]any
 			c.json(&ps, "project list")
 			Expect(ps).To(HaveLen(1))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -26,3 +27,17 @@ var _ = BeforeSuite(func() {
 		}
 	}
 })
+
+// serveConfig reads serve's configuration as serve does, from args, the environment and the
+// configuration file, without starting anything.
+func serveConfig(args ...string) (*Config, error) {
+	a := newApp(io.Discard, io.Discard)
+	cmd, rest, err := a.rootCommand().Find(append([]string{"serve"}, args...))
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		return nil, a.flagError(cmd, err)
+	}
+	return a.cfg, a.load(cmd, scopeDomain, scopeServe)
+}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
-	"io"
 	"net/http"
 	"time"
 
@@ -21,10 +19,7 @@ var _ = Describe("SWITCHBOARD_VERIFICATION_SENDER", func() {
 
 	// parseConfig reads the configuration as serve does, from args and the environment.
 	parseConfig := func(args ...string) (*Config, error) {
-		fs := flag.NewFlagSet("switchboard serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		cfg, finish := bindConfig(fs)
-		return cfg, parse(fs, args, finish)
+		return serveConfig(args...)
 	}
 
 	It("defaults to empty, which means the shared demo number", func() {

@@ -31,7 +31,7 @@ var _ = Describe("switchboard webhook", func() {
 	// set configures an endpoint for the project and returns what the command printed.
 	set := func(url string, extra ...string) map[string]any {
 		var e map[string]any
-		c.json(&e, "webhook set", append([]string{"--project", project, "--url", url, "--webhook-allow-private", "true"}, extra...)...)
+		c.json(&e, "webhook set", append([]string{"--project", project, "--url", url, "--webhook-allow-private=true"}, extra...)...)
 		return e
 	}
 	// event records an event of the project the way the platform does, in a transaction of its own.
