@@ -1114,6 +1114,75 @@ func (e PhoneNumberType) Valid() bool {
 	}
 }
 
+// Defines values for ReadinessChecksCarriers.
+const (
+	ReadinessChecksCarriersBound   ReadinessChecksCarriers = "bound"
+	ReadinessChecksCarriersReady   ReadinessChecksCarriers = "ready"
+	ReadinessChecksCarriersUnbound ReadinessChecksCarriers = "unbound"
+)
+
+// Valid indicates whether the value is a known member of the ReadinessChecksCarriers enum.
+func (e ReadinessChecksCarriers) Valid() bool {
+	switch e {
+	case ReadinessChecksCarriersBound:
+		return true
+	case ReadinessChecksCarriersReady:
+		return true
+	case ReadinessChecksCarriersUnbound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadinessChecksDatabase.
+const (
+	ReadinessChecksDatabaseOk ReadinessChecksDatabase = "ok"
+)
+
+// Valid indicates whether the value is a known member of the ReadinessChecksDatabase enum.
+func (e ReadinessChecksDatabase) Valid() bool {
+	switch e {
+	case ReadinessChecksDatabaseOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadinessChecksMigrations.
+const (
+	Ahead   ReadinessChecksMigrations = "ahead"
+	Current ReadinessChecksMigrations = "current"
+)
+
+// Valid indicates whether the value is a known member of the ReadinessChecksMigrations enum.
+func (e ReadinessChecksMigrations) Valid() bool {
+	switch e {
+	case Ahead:
+		return true
+	case Current:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReadinessStatus.
+const (
+	ReadinessStatusOk ReadinessStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the ReadinessStatus enum.
+func (e ReadinessStatus) Valid() bool {
+	switch e {
+	case ReadinessStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RecordingCompletedEventType.
 const (
 	RecordingCompleted RecordingCompletedEventType = "recording.completed"
@@ -3029,6 +3098,35 @@ type PhoneNumberUpdateParams struct {
 	Name *string `json:"name,omitempty"`
 }
 
+// Readiness Readiness, with what was checked.
+type Readiness struct {
+	Checks struct {
+		// Carriers Each carrier adapter by name: `ready` (it needs no connection), `bound` or `unbound` (an SMPP bind).
+		Carriers map[string]ReadinessChecksCarriers `json:"carriers"`
+
+		// Database `ok`: the database answers.
+		Database ReadinessChecksDatabase `json:"database"`
+
+		// Migrations `current`: every migration of this release is applied; `ahead`: the database also has migrations of a newer release (during a rolling upgrade).
+		Migrations ReadinessChecksMigrations `json:"migrations"`
+	} `json:"checks"`
+
+	// Status Always `ok` when the instance is ready.
+	Status ReadinessStatus `json:"status"`
+}
+
+// ReadinessChecksCarriers defines model for Readiness.Checks.Carriers.
+type ReadinessChecksCarriers string
+
+// ReadinessChecksDatabase `ok`: the database answers.
+type ReadinessChecksDatabase string
+
+// ReadinessChecksMigrations `current`: every migration of this release is applied; `ahead`: the database also has migrations of a newer release (during a rolling upgrade).
+type ReadinessChecksMigrations string
+
+// ReadinessStatus Always `ok` when the instance is ready.
+type ReadinessStatus string
+
 // Recording A call recording; download it through `/recordings/{recording_id}/file`.
 type Recording struct {
 	// Call A voice call.
@@ -4466,9 +4564,6 @@ type ServerInterface interface {
 	// CancelMessage Cancel a scheduled message
 	// (POST /messages/{id}/cancel)
 	CancelMessage(ctx echo.Context, id MessageId, params CancelMessageParams) error
-	// GetMetrics Prometheus metrics
-	// (GET /metrics)
-	GetMetrics(ctx echo.Context) error
 	// ReleasePhoneNumber Release a phone number
 	// (DELETE /phone_numbers/{id})
 	ReleasePhoneNumber(ctx echo.Context, id PhoneNumberId) error
@@ -5887,15 +5982,6 @@ func (w *ServerInterfaceWrapper) CancelMessage(ctx echo.Context) error {
 	return err
 }
 
-// GetMetrics converts echo context to params.
-func (w *ServerInterfaceWrapper) GetMetrics(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMetrics(ctx)
-	return err
-}
-
 // ReleasePhoneNumber converts echo context to params.
 func (w *ServerInterfaceWrapper) ReleasePhoneNumber(ctx echo.Context) error {
 	var err error
@@ -6324,7 +6410,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/l/:code", wrapper.FollowLink, options.OperationMiddlewares["followLink"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.GetReadiness, options.OperationMiddlewares["getReadiness"]...)
-	router.GET(options.BaseURL+"/metrics", wrapper.GetMetrics, options.OperationMiddlewares["getMetrics"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 
 }
@@ -12491,52 +12576,6 @@ func (response CancelMessage500JSONResponse) VisitCancelMessageResponse(w http.R
 	return err
 }
 
-type GetMetricsRequestObject struct {
-}
-
-type GetMetricsResponseObject interface {
-	VisitGetMetricsResponse(w http.ResponseWriter) error
-}
-
-type GetMetrics200TextResponse string
-
-func (response GetMetrics200TextResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
-
-	w.Header().Set("Content-Type", "text/plain")
-	w.WriteHeader(200)
-
-	_, err := w.Write([]byte(fmt.Sprint(response)))
-	return err
-}
-
-type GetMetrics403JSONResponse struct{ ForbiddenJSONResponse }
-
-func (response GetMetrics403JSONResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(403)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetMetrics500JSONResponse struct{ InternalErrorJSONResponse }
-
-func (response GetMetrics500JSONResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ReleasePhoneNumberRequestObject struct {
 	Id PhoneNumberId `json:"id"`
 }
@@ -12933,7 +12972,7 @@ type GetReadinessResponseObject interface {
 	VisitGetReadinessResponse(w http.ResponseWriter) error
 }
 
-type GetReadiness200JSONResponse HealthStatus
+type GetReadiness200JSONResponse Readiness
 
 func (response GetReadiness200JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
 
@@ -14852,9 +14891,6 @@ type StrictServerInterface interface {
 	// CancelMessage Cancel a scheduled message
 	// (POST /messages/{id}/cancel)
 	CancelMessage(ctx context.Context, request CancelMessageRequestObject) (CancelMessageResponseObject, error)
-	// GetMetrics Prometheus metrics
-	// (GET /metrics)
-	GetMetrics(ctx context.Context, request GetMetricsRequestObject) (GetMetricsResponseObject, error)
 	// ReleasePhoneNumber Release a phone number
 	// (DELETE /phone_numbers/{id})
 	ReleasePhoneNumber(ctx context.Context, request ReleasePhoneNumberRequestObject) (ReleasePhoneNumberResponseObject, error)
@@ -16441,29 +16477,6 @@ func (sh *strictHandler) CancelMessage(ctx echo.Context, id MessageId, params Ca
 	return nil
 }
 
-// GetMetrics operation middleware
-func (sh *strictHandler) GetMetrics(ctx echo.Context) error {
-	var request GetMetricsRequestObject
-
-	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
-		return sh.ssi.GetMetrics(ctx.Request().Context(), request.(GetMetricsRequestObject))
-	}
-	for _, middleware := range sh.middlewares {
-		handler = middleware(handler, "GetMetrics")
-	}
-
-	response, err := handler(ctx, request)
-
-	if err != nil {
-		return err
-	} else if validResponse, ok := response.(GetMetricsResponseObject); ok {
-		return validResponse.VisitGetMetricsResponse(ctx.Response())
-	} else if response != nil {
-		return fmt.Errorf("unexpected response type: %T", response)
-	}
-	return nil
-}
-
 // ReleasePhoneNumber operation middleware
 func (sh *strictHandler) ReleasePhoneNumber(ctx echo.Context, id PhoneNumberId) error {
 	var request ReleasePhoneNumberRequestObject
@@ -17012,21 +17025,21 @@ func (sh *strictHandler) GetVoicemail(ctx echo.Context, id VoicemailId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L15d9s4tiD+VfDTmzllT8uOJC+x5fPOjCuVmkpXtomT7umuZESIhCTYJMAAoGQlL9/9d3ABkCBFSZQj",
-	"O6mU/uhqR8R6cXE33OVzK+RJyhlhSrb6n1sTgiMi4M/nPMSKcqb/jogMBU3NP1tvJwQJElFBQoUUFmOi",
-	"DlvtFrnFSRqTVr81USqV/UePYh7ieMKl6p8dHx89GtGYyEdYqUGne21b/09Jx/+Jh2Gr3RLkY0YFiVp9",
-	"JTLSbslwQhKspx9xkWDV6rcyQVvtVoJvnxM2VpNWv9c5Pmu31DzV00olKBu3vnxpt95gRZ7ThCr4z+IW",
-	"3pCPGZFKIhzHfEYilBKBZpRFfIb21ISgYRbeEIUk/UT2S5vrdTr+0uzUlCkyJqI89xuSYMr0kpbPH5OR",
-	"QpQhPWeYCUGYsusozbrBnJLU7PeKhJxFEmVM0Rh5G5xgiTASZjkITzGN8TAmCI8xZaUldNctgSgxvxwp",
-	"IpZPrziaYarQkIy40EikxJyy8fJ5EspokiUAgIU5v7RbKRY4Icqi7JLZn2RCcoFG5n8zLCKU4jFl4z5A",
-	"ImDkVg1CaBQgPkIYpYJMKc+kbkf06qge52NGxLzVbjGc6IVgmK20Wh8xO3V4+TNsfOUShzi8WVyjW9Ed",
-	"1mmAveFCn0UkSbkiLJz/TuaLC34Ff+AY0aIhuiFztEduFWGScrZ/iC5zzBIkJViRCM2omsCWJE4I9MAs",
-	"Kn4Y8mgObShDvWM04ZmQiErEuELkloSZHgOQ0wBmRAWMLlPOJEF7UmGVSRhTD7Wv+wqSxnjuz523N/QO",
-	"Bfl21cEb27qPNBkKDtFbf7EwBEYRHY0IXFZYMGZyRoREx70eCjyIDG7IfCBIJkkUXKDZhMaktGoDGyqR",
-	"VDSONR0YxXQ8UW103DlfHImyQSZJUCa2w8ejTngU9g5O8Bk5OB51yMF59Jgc9Ebd6Cg8Hp7g03OHGWa7",
-	"BWp4p3ygj3kZjpyctPVVdP/u1mHMEkr7Go8JkFEfM/qoq2lBt9Npo4iMcBYr1DtZhsAxjOyvzfbRKwN2",
-	"YGiEHq6gGN16iuGOHgjGzziylFj/K+RMY4D+E6dpTA3/e3QtDRO0IIeOlE1xTKOB+yazJMFi3uq3XuBY",
-	"sysSob9fvXrZaremOM7gxhMhOFCnhEiJxyTnpAYLAJEspsPgboB8F96UX2AvBUD+myCjVr/1H48Kdv7I",
+	"7L1rd9u41hj8V/Cq7Rq7R3Yk+RJbXl2tJ5Pp5ExujZM5Pc8kFSESkmCTAAOAkpU8+e/vwgZAghQlUY7s",
+	"ZDL6cOY4Iq4bG/uGffncCnmSckaYkq3+59aE4IgI+PM5D7GinOm/IyJDQVPzz9bbCUGCRFSQUCGFxZio",
+	"w1a7RW5xksak1W9NlEpl/9GjmIc4nnCp+mfHx0ePRjQm8hFWatDpXtvW/1PS8f/Aw7DVbgnyMaOCRK2+",
+	"Ehlpt2Q4IQnW04+4SLBq9VuZoK12K8G3zwkbq0mr3+scn7Vbap7qaaUSlI1bX760W2+wIs9pQhX8Z3EL",
+	"b8jHjEglEY5jPiMRSolAM8oiPkN7akLQMAtviEKSfiL7pc31Oh1/aXZqyhQZE1Ge+w1JMGV6Scvnj8lI",
+	"IcqQnjPMhCBM2XWUZt1gTklq9ntFQs4iiTKmaIy8DU6wRBgJsxyEp5jGeBgThMeYstISuuuWQJSYX44U",
+	"EcunVxzNMFVoSEZcaCRSYk7ZePk8CWU0yRIAwMKcX9qtFAucEGVRdsnsTzIhuUAj878ZFhFK8ZiycR8g",
+	"ETByqwYhNAoQHyGMUkGmlGdStyN6dVSP8zEjYt5qtxhO9EIwzFZarY+YnTq8/Bk2vnKJQxzeLK7RregO",
+	"6zTA3nChzyKSpFwRFs5/J/PFBb+CP3CMaNEQ3ZA52iO3ijBJOds/RJc5ZgmSEqxIhGZUTWBLEicEemAW",
+	"FT8MeTSHNpSh3jGa8ExIRCViXCFyS8JMjwHIaQAzogJGlylnkqA9qbDKJIyph9rXfQVJYzz3587bG3qH",
+	"gny76uCNbd1HmgwFh+itv1gYAqOIjkYELissGDM5I0Ki414PBR5EBjdkPhAkkyQKLtBsQmNSWrWBDZVI",
+	"KhrHmg6MYjqeqDY67pwvjkTZIJMkKBPb4eNRJzwKewcn+IwcHI865OA8ekwOeqNudBQeD0/w6bnDDLPd",
+	"AjW8Uz7Qx7wMR05O2voqun936zBmCaV9jccEyKiPGX3U1bSg2+m0UURGOIsV6p0sQ+AYRvbXZvvolQE7",
+	"MDRCD1dQjG49xXBHDwTjZxxZSqz/FXKmMUD/idM0pob/PbqWhglakENHyqY4ptHAfZNZkmAxb/VbL3Cs",
+	"2RWJ0D+vXr1stVtTHGdw44kQHKhTQqTEY5JzUoMFgEgW02FwN0C+C2/KL7CXAiD/VZBRq9/6L48Kdv7I",
 	"fJWPnup539htGyDU8fPFVcxIHB94mzlsfWm3nnA2imm4KcBCr1sBrCuFFUH5tzpgRURhGkM3uNqtfisi",
 	"MZ0SLSl8aXvAfMXiOdKbjrKYRMh+kCjEDA2J/r+QxCQqIJrPCzCpv2zl9RZkori87s6uOeqCFFoqRCWq",
 	"XL+CEAwJZWOUCh4SKf0lL1nkvaGDA5EsaKeTUiScHR85gsozEZI24gJhprkCUzT0+cMqemeIbE6VQywE",
@@ -17043,33 +17056,33 @@ var swaggerSpec = []string{
 	"pPEWm7F8qebWv+X8BWZzx9w3xUasrKBRvfNvtBTqvqwBKOcowWzuzl9eGAsUAksO6iIJZioPFf1Ztwrd",
 	"YtVOgrbSGCK3ISERibQy7FljcwPfQa5n1y3A9nhUsX/6FsKDklmy0SBFj8pA1tbYcBDd2hkKD3Jb3crO",
 	"hU0RgPiO4UxNuKCfNmYcTn2uFf0du+UCCTLlNyTSZ9HgfrpT8/X2RZW9JNEnVErKxvULecnRpd2hIfe5",
-	"xWbVSl7mwrzmtFOq0QddaYmeKn05S0P20c8ECyLQ+6zTOQovXz8b/P70X/APj6pUV7l12uJBzs6loZ8D",
+	"xWbVSl7mwrzmtFOq0QddaYmeKn05S0P20c8ECyLQ+6zTOQovXz8b/P703/APj6pUV7l12uJBzs6loZ8D",
 	"EWjGO2ZVYE1GnjJF1XxTs4Pl7Ut0kpegf4GQxzOVSwINDl7rS3rNRoMzqsqQIKwUDieGr2EGEvuU+OM6",
 	"08PCumptEMZ0WF7z70QTMP27NUZaGUszsyaqTdXoMMMSeaN5pk2fTS43Qdg1wvoZH6QTzsjAKrZV3NZQ",
 	"W4vNGrxW44TnCcYRDOpgrcw4aCR44rPB8tSwHp4qEg14VlGa35CQplRvERog3WD9mjTa4dCsKe+nyXeu",
 	"K+sVOVWtojEXKzELy9RQS+aDiAJyV874lf2M8s+rl5e3Nz9pxKQy7wzPCrAsuwVvWQvrgOXBFYRbVavr",
-	"wT1HU8pzOXiV3U7xVv+PlqWQ2No2nx52T49L59r6ULLm+XJaPXVdWOT9yYmC4Bsj45j+aC+ozh60zQUK",
+	"wT1HU8pzOXiV3U7xVv/PlqWQ2No2nx52T49L59r6ULLm+XJaPXVdWOT9yYmC4Bsj45j+aC+ozh60zQUK",
 	"zMYDlOA01QcxoiSOUIrVBFQihyz7YClDw0xSRqREIovJYavYgHnQsmi0YFW/9E56KDCL+ojPmCwBVLYL",
 	"1abtjt78NSVCwtrNS4lbk5Y5UqF1DUUN/YSxB8YOX13DS3ivmaPZhIZGR7ZY/5NEwt0wiTRnRVRdOEM/",
 	"QCHQQ8JDRvWZgWWxlbXNK3DloUHTyHVna6H2DOzD9Wt3ZhCkPzsRzC7/wtrnzLMEQMA0y1isTyoogBKA",
 	"LZOoQ/SSTIlAcgJSRKYkjcxLjxWhf5II1Hk97QiHBtTVrS9slYsxZpZtr9v0K7/tl3ZL0YQMPnFWt/nL",
-	"l5dIf0f6e2X3P0mQOT5mWCgiZPmt6TIhgob40UsyG/yLi5vyJk6P1x7fF/+Z/48WXGc4obaPapWd+5v5",
+	"l5dIf0f6e2X3P0mQOT5mWCgiZPmt6TIhgob40UsyG/ybi5vyJk6P1x7fF/+Z/88WXGc4obaPapWd+5v5",
 	"UJCu4TUJQaC05/1EEKzIayxwAriLo4iaR8rXHk6DCbm98EjlnpE1coYwkOHfMPJm9+J1Noxp6CFOU9Rf",
 	"+cJ2F0y+wyR3RTkL9o0QT6/4fvELQLYCZZ5FNd4t85Q8+wXe13ME6KMAh6EaBGjErcPIcI56p0j/LUKt",
 	"8z4RPLwZcREhrQIf9VA4wQKHgFN7GL179+yX6eOyK0kLxux0r1V6HMno42lETk4x7qhR0iMnw6Py7o+6",
-	"7VaKlT7tVr/1/6DvH52Dxx/+6Byc44PJ9U3C0gM1Pfj04XPv5Mt/a9Wcrt32cypreUqKx4BCthky8JJt",
+	"7VaKlT7tVr/1/6Dvn52Dxx/+7Byc44PJ9U3C0gM1Pfj04XPv5Mt/bdWcrt32cypreUqKx4BCthky8JJt",
 	"xMhM80F4tl68DFrvBxVLEXPzGhBneLrDt89Ml67nhICFwPMW+HaMKWuEiK+LllUMgLWVxlqBDlf2hXHR",
 	"WwdHhksv0MoQp3hIY6phsQgZ/2tDwJg1PPE7VvdUGnXtdp5U1rBsaykRxW7mi3sBZ65BLnbcbTvzhc1U",
 	"h22+n/mag9IkZtWGQGyrAcmvWmCTaDbhkiAQbCWaEXBXuoZnA/BT2ADXzbrNi8t6tAd5UQ4YWIGWrk5N",
 	"sDJap3sxzlX/tlb5jby5Rw7HhyjwifohjiJBpDyMKSPdYL+0mbUSyZq1y/wCrQJLcYL2wlVxwg5ThUXb",
 	"HdlaHHlaaCEVCif4MCaJAV8qyBREVOzhiVHizAM8GDwXEQdWVefpoiaOQPDRyBoIoHGZ7JeOY0aGkirS",
-	"RBzMlaPqzP/Uu6ESzQRnY6OG0AXm36lx9HI/VAcE+CEZZ2XXPGfQWmTLq9mwAVixAdt+xTG+S6PtyHIZ",
+	"RBzMlaPqzP/Su6ESzQRnY6OG0AXm36lx9HI/VAcE+CEZZ2XXPGfQWmTLq9mwAVixAdt+xTG+S6PtyHIZ",
 	"DOTLcuhyKLXqb3DLPEaQkUIZCyeYjc31/gppbyfZESv1alkNhTHBQlp83J6k127dHoz5gTP+2LaHL+0f",
-	"f5hmH/x2BxSe/PTiNXVs9VtjqibZ8DDkySOOU3oQ8oiMCXuUT/3F7y5vaHrArd/jQcpBmTOr+/KlDpXB",
+	"f5pmH/x2BxSe/PTiNXVs9VtjqibZ8DDkySOOU3oQ8oiMCXuUT/3F7y5vaHrArd/jQcpBmTOr+/KlDpXB",
 	"FpiQev19ROOKudCp4Yv410DlzecyWm8zQlz0coS4IAjN+mlhWffKRLy4yV/4jMUcR+jdm+doz3mMm4dh",
 	"rSoLdRDTKYmQpGNGoBmwo83dvRd0SmhilvVh5dGs0QBy1xqc99C6gNq+KmC84jun4enkNPk0TKazk5vH",
 	"p9fpTchOVEUT6JQ1AXUHRSDfzp1o7CXzAOIMsot4W4sVlmBqnLA0TV+FCzQiCq7CbEKMO7wDPZhYmEJ7",
-	"3Q6SQGR4ptq5s9IJekF/3gLerMeVZerBPycELPBuL8bBjQsSlX1eg9TIBIF1w6fAtN2+9zBYjowd14Mu",
+	"3Q6SQGR4ptq5s9IJekF/3gLerMeVZerBvyYELPBuL8bBjQsSlX1eg9TIBIF1w6fAtN2+9zBYjowd14Mu",
 	"wIMqWYVHG/zsmGmvia61Pjv3OdGG101q7b94yDPwEBHGqXof/IgYCvLX7eACBVnx2B2Ymb1JYG8hz2Lj",
 	"WDQk+dqrUx8icMbEpeEL2BAxNdcmyERs3JlZluhDsBBqtVvFo3u75a3KO6I6bH5bK878TjWIRh5U22bJ",
 	"Gqz2NQnpUdFeYO2kYNnDaPoEi2jfX6HehBaZEyPIxJRp3lUY1rUIzutXmUWUsJDUcQPNMKM2vOtA+EVM",
@@ -17088,11 +17101,11 @@ var swaggerSpec = []string{
 	"goRYFQlQKtb0/HsfYvoCxYPGL9GeqcGHYe+k06l9gxY8WTfkFfjyVuT1OwobNQxynBScvzlgcBgSYGxa",
 	"V9GLxoqad912DjTr6Oy0ZhrJZW/gR52VT+DLoLdGojDW8gvE+MyaWIdfKUwoLWetxQErXly55loN5ask",
 	"hr710i3cSa0JjEbGb9SHYRsl9HYD3wigOflcTQD7ZRnNK0apYQVGeMspUx9hVuN83EYYBaEKB4G3SRvL",
-	"bk1J3mbRHpkSMc+bVuxgFcb4t+5x9+Tk5KTT7R2tZIN779//7Y/uwfmH9++jz6ft7vGX/9JLWsEZ/2uN",
+	"bk1J3mbRHpkSMc+bVuxgFcb4j+5x9+Tk5KTT7R2tZIN779//48/uwfmH9++jz6ft7vGX/9RLWsEZ/3ON",
 	"XWl/Oetc9phx5cL6rbBQFQ+d8psnWrASm6F5VgrLcy3UKcRPcBzXndSU05CgEMdxnWnG2NebkTnQ6TKx",
 	"JH3VL5kLpWQ24ks20OMsRayk7cFxbGwCJW6wqD15p7xwyLVn1MB6jOPY0HPKqKLrdWcNWSQVFl/zCODH",
 	"WAxoVJ8crHCPKwVu8GIdVSZwvhJkKdtYPGzqiRTH3tM3X3LCZPsnXKcUFY9IOfJWDjffV538p5f6lEUk",
-	"ejp10VHNRcB/kuGE8xsUwOlo1h4FfXRpkAb+WSPTmWMebOiR7+TsdQdT7OUX3cM6oEiFk3QFloNLV55R",
+	"ejp10VHNRcB/keGE8xsUwOlo1h4FfXRpkAb+WSPTmWMebOiR7+TsdQdT7OUX3cM6oEiFk3QFloNLV55R",
 	"4M54vsQvaupeCn1SWICsht5VDtqDWe6lUGyrvdyIWQORRcqGFdaku3yI/p3bUdUdVd1R1U2p6jqrioZ9",
 	"39y6bVtVYMxO9/pWHh0nk26PPe4l56ejyfFkNO2e4pUhAtB30yPW+11nVtFt7sWqAqLhd2VU8XB5lajs",
 	"bp9jCcNMzn05uA15VmOiyoZJygbuZadlIsPhZ8YHxgDhGzj1AZUd5P1DswHGNYcmyJhKZV4uup1fnj/Z",
@@ -17101,350 +17114,354 @@ var swaggerSpec = []string{
 	"O/qts2GvfT5y5jDppWioMcF0O73jlUaYkxryIOgUh/NBymMazgf1XoimDTJt0Ls3z7eyq6YM0kDUY5Lh",
 	"cr7vWqM3cJPFHNGoDVfXODSTqIjzPUSXbPFnCMiFvgaVTYiy1GLL3M9wZYa/QBMiCPjGAbo7R3kWwfu0",
 	"cZknSapM6tZgyuPMhsIGMZ9VQxsbRO21W4qIRA4wiwZacgSlRdYf3FvdEiYuWm7t+DJJBpowbn733kny",
-	"BEuyFjcNsJqO+g/TulauyR/HikWXydriHWuXCbhHamovzYpjKRORfFs5Iq/1ynM7vExTwadfrbOawQ6x",
-	"Hc2qrh6/cF8eWIut2eR3r8xWYHmvOu0y+KxSbatnfSfXyxLHlUsEvMt4hucSBSaNS8lR2fy0Hjb+VV0J",
-	"grVe5p606et/P8mKKz7OEb/vP94NKs7nJc5Oi03mbuE2NCW4MCkt4O/COb90ufzAyBxACzPnD/0gzrox",
-	"V8qzvxBYlSYk2yEQUTHgIo3wPqI9P1fr5etnkF7TRtZpDhhOIHLFov4+MCT9ORJ4xhb84QsGPP8mBKgK",
-	"x3ugQdshOt4RPADdqQVLA9LjY9H9U5/qbA5oG8GqKR1aZ+oADdKnMGHKtm7zSNmg073GyXV6dDtKj4bs",
-	"7JphQqbhOHp8svIJLbyDUauqPtWHDesDnjtlPxerbfBIH7Ql2a7m38FjcjAGemIbtpEtmxIbmlhyJ9VD",
-	"tMrGQP1vLcHBIBqloffA9l5JO9cbcSzpux9DjjVIfGfGHLOqOznJlDHf85bpI0Lz+C+pMIuwiMoK116Q",
-	"C+lBW9/ofGD9z4qYrn/y5XT970XpPCgrXw4YFyhwQr3ut0yA1988CT5ALq51Hxgd5C4PjCwfaKHCqJQI",
-	"M0RuTVRyPPctSzlptEmUC7nC+ekGlA0EmVIyC+7NrrQmAvr+bD5rJvYtOlUzhAODcyKwhKK5Z893aPxp",
-	"YuwpT9zTSHbiZvfzkS03Cq0BekkNTyhzviUPaS9aFIqW2HmeNbxfmr9qAXSZXQjtjemUIMaRSQoJtpv9",
-	"GovMGuA9jD1mtf2lQn4NhuguspR0EZylMxZZApxTok0v0DILToE63S2ac5bypgbqX1UGcySWMmQobDvX",
-	"5mxqY6Mr49IThe1lXiFMPy1sGL1Wc1ej04GqtkrQLJb+FUk7clw2OTi06GQFSmBFtl6Y2wbag/JIrjiJ",
-	"3eUMi0ju3yW/x4797NjPX4P97Mj6NyLrbhk1OK9s0KHL7+DtvErryxZIY/1gXNGRzYHdarfCTCqeEDEI",
-	"MRT9swEx82q7kcBZNMAxEarVbk3oeELEgERZ3iDB4oYoY7dLeRxTNh5MufsBkngMbHbTAWaMZyyE8hfg",
-	"BRpmgqp5Prya8cEIh4qLAc7UxNSGqqhpi/zkH/kpVGxIrnyLOaa+eXZCe1mqkanX7nQ6yDmQI4wiPNe/",
-	"vz14wYc0JpB4N9AbDsrBnDMLhyVrWp517jJPLuXnETP540Sekc6VIZuQ8KZsKl2eAq9u/mUCQgDZynJ/",
-	"r3wddt5MOuXQOiIEfZ9Fuhzse5IQFJTyrgX7FygwOY77SPKE+P1sRjDbz+RnC0qOwq7URTGzS+RWv9HC",
-	"J23BcjHhjBxYtydBQi4iVypyVa7WZs4F1pV726GlJLFZsCsorH9GLhWfP7jpUAmRaPKECmabJUnKfoV6",
-	"k3cO9dwolUW7FeOlC3mOv2YdCVG4idn7hWtXTQFf4XEiI96LRm169z1B0piSCF29ffV6v4oSdoVDzmOC",
-	"wdhVm9h92bR8MW27nn1IiBZ4WAZaYCWLe77Q+vmr6fc3yktQZzMuDdjO0dPDNv/AvTOqg4V/HOufiM0+",
-	"G1nmLUjM6JRZ41j5Z56pGtNTfkG3fQMf9JY9yFXaMm6tOPO1DpemWd/F7Gz3+UGFg073evSpE518UvPe",
-	"p2jWEd3x+OPj6w6Tq58fVofr1D8/mL2sNde7WKP7sNYXDt7fkbHeLOqVvrvP2Nc9/1bJAzz9OoCm1nay",
-	"d/X28s3bNnr3UtP6NvrX06v9h32trRK879hLpALR+3ys9fDgVaa2iAiaISxiAnB9gwH6v5fPnwNKvPv5",
-	"6smbZz8/baMnly+fPH3eRk9f/tJG/+fds7c7LGmEJZrp3zuafHVStAlWSJKYaHwQeYK0HEf2Si+8oAJl",
-	"jH7MiF8od3+FmPG1esAW5f6Foe4quH930kVprBXYsvU007lwfgcr9A5F1upy65WrX8wXtKfl3n1T0O+A",
-	"MPMbHOR+ndplszneq2pVh4R5IaZ61281EQRHJbvokKiZ1g81FSrFgWGbBtbbw9dG+zXSSPItGBa2CZT8",
-	"3qVEEqviuD6sgaRJjhl9rZyQj3do1VQnKuQfqnEoDykB1O72+5cGFoB6vwLBciitNCUsHv0Pd5kqVp2m",
-	"d6uBXp631co5m25dOWdTrZxfz3rs+Ohket07/qii4VHYm30Uw/Fq5ZxN76Kc5xtqoKEXtOGe1PSCX3xv",
-	"unqBe3eRpq5A4pZQP95cOrnvOHIBVMf7CnEcstBUirF+7WUtkk1tcv1q0iEtpGltdslW5rRdEQhOWeUG",
-	"3sU12ZvcJou6g5xWLx/+liWYHWiBBqSxO78CbCyBvRJXEy7UE278E5rk3l2XctfUwClM3db4vT7/7pMi",
-	"x3DlYGf8ICaaWCGbzxeFPKrJRruYh/bdVavdenJZ+5y2pBKSKfAT6OYB1PmRaO+3t29fI+MirnFpKHB4",
-	"Q5Tc779n79kBClw162vJWYD+OO50PpjHRldGn3GFZiSOD7QoQSL096tXLw+ha6WaNPTufugjxlFQKk4d",
-	"2ILXh6UZq91uyBwoRSahHPANYfsw+UhL9W1EblN9Tl41bzNcRBJeGuvoQx9hpH82QwbyZgCNgn1TEnlk",
-	"MkDhEMgP2AYYIVqfQzGdEt3LDJ3GWOldD2Ie3pAoH12DJxVcn76GkPnqrcZ5pkAp+Lo1TWyqUfD66514",
-	"tYbta5B79oQxJ0qlMq8pXVqFq2UbUVO9AQuhd8CnRCB98ldmBMbVAMAInY/zzpJnIiQAdcEzRfZRxIk5",
-	"cnJLpQK34SGJORubAi+2KrXdvEUDoiY8Gug5rHsXzHLiZtEDm+EkGmbKIJQJT6USmd5mpML164/jznl1",
-	"lRYXgSBK8JuDo4M5pYWa8cuGVKgmSj/WHKQo+KJsTS3Gkc0JGOQpr4I2IpFJbquxwwai5V4abcPCzHj5",
-	"wzK4A5Q1thjext2OKfMPdN9egUq1bcoGmST5tnF+rnkYr8QJQUGlyrcpVAuV4ihDo5iOJ/ZMbH+TlhCL",
-	"MYzdPapcbfgCidQZ6qIX9GfTeaEIMvrjuNfz+rbRx4yIuUaOFKtJTSVlqIIssphclEonS0RwOPGKJ5cT",
-	"ZOcuWrVAMiXJS4tZBMjyuuewaetY0Ds25VLMRIXd2B87Ty5X/4Zsu1ZtF/kQvEnx7kKvt9e0VO08H4u5",
-	"GutoTKdQvSXykaqunrolYH4GmhIRyLdpRrTD5+W8y7loRos0aaHUfWlQk3CiUk3fDV4upp/7tObeUDB+",
-	"nn19kGnRh45oZQrd4EA3qE5jgZGPWzQszwClqgaaGwNkPGaczwNNgGGDo48tj5PXGkCVaEJ7iAW0vSo5",
-	"JcSCu0kit+KaoftI4RvC2ihjN4zPGBDiPb8U+aEgGFh2kOp9UDbgLJ4H+xqmZ51OngHR1PEGf1vd8ABk",
-	"AMrGFvedIu5iH0srdfhFi9hId/oQADnImMxSk5ag1NF+d3Z3MSWyxK5iHFp64bk0UceG93LRV2v2XMyL",
-	"kuelAJx9x38qiVz9lTjCD7ef3IYwAXzAtzTJEhSDlGqBUUS3ZkxoUlU6PFzKGf3uzfPaskmWAGNl+b8F",
-	"DbAzzlGC2dzBoeD3l6+facHgAoHD1RuixPzgcqSICJzMZOIHcoJ8AnJaxojzmhthGmeCXFioZpIY0WQ8",
-	"dsTQPwAaFYIB1Uq43hKs9ARkMXBaTolL/mVubn7WWucH5k2ZVDiObTiU3ozV6fUNdEgAmcHsSJDfAhBK",
-	"83o6zgSJ9oulGGc3vQjHqqwvoluCYa2QbFVMSQHHvcIjLxV8SOoqV8C1Wa7B1iWhvcxbuuwah+hXLWIv",
-	"sMi2FjJwqmnlWu7WqtEgllYBrehX3kdHl2EBZXuKcyvIxeevqBr6AocTykixBJjPqDF7Wsmo2HJyNrNp",
-	"PVFrBnSQqNOzQMF5Q2TKWZ3X7VM2JTE3frcmlyvj7KB3e6uFSOizpF7wOsXRVvmtLLjq7uitc9qgCOHM",
-	"2qXBaNtHAZluPXu7HrLTvZ52Pt1E4dn5p/Dj4/C4c4OjIZkyvNKuprtualf71dCgN8CZ6szUc08UN+my",
-	"fI3XKYYJePQWdkyPFg8sUQH3NBbFlEGtMMuORjRWtkpALtMNsPI6WSWyVJ3Ap/UwG3DcwXJn1t8IjtVk",
-	"mceu+WrUVEuTFrFuXXQ4v/GyMjgaaNOX+yDjN+tt7Sviw/8+u6l1fH4a9U5OuufIOIQbNfrNr0/QWefo",
-	"cZ1fRDyu28qYC6omib/ep9EvV/UmjVBMazIKZmJKyv1hYbUj3NSF4P1OTAAdaAs3NHKmCCCe/IYwqfmR",
-	"pGMm6wLqFiepcxXXk1TfRV79/rp2lVkd4XonS30lrXcXv11ad/OGzNtAF06PMxEDv+eZQqlmdYvhRUel",
-	"m/7H5cG/8cGnzsH54ODD5+OjBikYNRTMkelFGdC3AQ3MBpfgWg3C//3q1Uv0TzJEGoZXJM+6fUPmzm1D",
-	"i32FTajmMum2jc3tGuXXVByoblYPX7ej55Td/GrJ9Vc9TMaU3Rw6wg8vkqB5EEYiEzSltVr3/UEfJRe2",
-	"+J2/RpYgeY/PkPVwWf7+WD7hu5jw9YzOdp+Lik2PzhYJ8KPmzIw4jl+NWv0/GtUY0NN/aG9UuQHMVljm",
-	"StohNbtfJIu14WoQOknHVAvgdwtTq7Pwm1RnRdl6DyTrzvrFMjH9radr2sKEAqr0gjlEn/5i/XnwuqEP",
-	"XdunIvKtyM17lwI+/kvV4C6P4+v7eNh4l4esZi7r9rqtPJoyke6jIGY325bg9ZCd7nVveptcTzvRaNi5",
-	"nUwmER73Tj+dP14pweuumx7fUvy+9COWCdq7enGlRdwXL672D9FbRzJNbGlgbREDZ6LCaUqw0HRATcgc",
-	"DUnIE4I0vm27pFCDYkLLb11eFK5kOMpfP9qIjhBm8/u/ROsLHjlyii69eCOwcU2wXFYH6aJaW5xKfSZ6",
-	"f/ZscptNUReRKrTnxuudnKCQM03boT4oSrFQC3Lz0Xmn2+TFN6w4yjW481VfiUZBgO4k762+ZO30rwWR",
-	"eaH3vGnTydYCz6SMag65X/L2X7S0FHLINNWs71PXPK98uX7HhXa/le2WKUpzyaVskTDSS4M1byGq6yu5",
-	"FBREJHS6Bta8uNC+eXErMC9X66qv06nZQB6U7YqxaTK0xWKdGOVPtMVdtmU7Nymx1WDDTDUnJRPMIpJX",
-	"jLeEc3traZRy2hX/KjJON/CCsZ2We8DkOYgLIrOkqGfOTCvUvORFk1MbD6VybWtNtGgd3a9l3CWPMlzD",
-	"vX9Yz+n2+rgIxwMcF/oqY4UTPXKeFvRLUoh/R0p878GMFo5t/QnsFQvAvEebxYIkUBNmYT9VxMxl1eLc",
-	"mUMeCPPXh+VKxVNP6qiRbB2ZKHy0LLWASI4lfMWtZCwTrQxloeytXMJyU81lvlnKCiT/H4HBCtlHgS/v",
-	"BZrz1lyFtlF+bJtaZcjvaNoGOy1opwXttKCdFrTTgnZa0E4L+k60IKvweIpMrheVaPYKUetXuEpbkbat",
-	"pFAvahdXdidjL5exbX22exew1z0b2PX0UZDI8bbfC/SQne61io7k9dnk4+n1sNcdnY6Sk67snH5a+V6g",
-	"u97xvWBdEJ1tdi/xc/7b5ncTOmcXdceoORbVJaIvBbEGaM+5pf8tT/NecYU2Wd+94visaBmMBE+CCzSm",
-	"U92hMrbiYwJzGo9jPYIeCfpoefm41ztEgaaQ5oOnrsB3B7BD9E/riYKti3nbdyz+SRoM8FyqC19xUAP3",
-	"GGekr+db9I7fX6s2VXMixMREsUAr4xNUKDghT4g0D1pNs5EWGlcRXbhG72qq07SXqS9ozwauWG8wA5sF",
-	"H+j9hTKsiy6f7dbtAXi5Hdjfq6Nsqp/UBIx65YA3jLO8m7y4VIi6stJT2a7hgHzaQRGeS4QnBEf7F6VG",
-	"VPpBQkWhJXZn7iWJUpSNGws2rnled/erk1TYkd9Y6XorIooT1Y2QUhHIbUUp02InqayWVByc7l9WuSJM",
-	"beXwtdawwhC8VE3YocFyNNAwfQgUKIjRJpmSiDgoclubIRYP1CSGN34ytabfNySNcUhMXOC7N89dvCSo",
-	"z8M5wkhBxHJkg7HAHXIveBQ/+hzyiHwJajO2riB5y9y2nYgKkaWH6JXF4n6J9h+8zzqdI4ICU7/Z+0G6",
-	"Onz+L8r7Z2EjRv/ljMTBRf3orsB0cIieVewakHMqyEltyWvYjeTXl5Z5lT5psngXLw1exWqvovUK2pPD",
-	"8G0tMl+9uGpbn6DCd92hiDHI5tKZbpdwQWzsqZfZe4mBXyaQozORS9ZVSAr1OFxKpnrSWVs8uvU7mR9M",
-	"cZwRlGIqJJKKCz+SyiDWIbq0EsRJx/gs8xGC7PfHZaHtVUrY5etn6Oiw4+L9XAyzcXb+yUaiXeQu/0SY",
-	"tOISUbV/gWAx5vzNmmEunE/vz1fSCT+3QpEASW0d96yI6oPmpFNzW155FSvqHwliMsYxIkxRNUec2VDo",
-	"IZnguBQvauPIiDxETyEmx8RHUYlYFsdWnEoFn9KoVjIwKdLWkXd/vZe2y5d20zdev7f33hs2SOvw7OoV",
-	"OuqenuZ5HUxUr8n1YP+phcqPGRbuaHyn1QZWsCUp5H7lwgVo6C1hRqHCCkPQHnFzAWdkKKkiP0kU8QRr",
-	"6sptTChGJrDW5Oy3vajMrYkbZ0qmkcaGEa3LcPIPuEoWHkVDtKfmKQ0hJTZm6Omzl/t3KTRdDDhwjLaZ",
-	"Zdw/+Gf5IMYo+KHJxCzKpEWRO8zoejeaqxwWVYsOkseQmSIVlCgOtQrRuytkejrdeu/pYff0eN+4KVty",
-	"L6vYoMitWlAhGyxSkDGUH+GjQR4/Wsf1oZVm9gYXF4rk5ESjqS7uw9UMX9bGly8+V86LylzLciECyWPW",
-	"p90r5JVzBWzSnmjidacsOFLx8GZAbk06ybth1ZUe46kbohFqmWnlPBnyxoQGgvBpeEMEMh2rD6BNSNvd",
-	"b2vzO2op4NLYKfvdEScfDbdQfr4qrVve5PvvODZT5OH3KOkicfOoTpUoLLl/i6i9gGkVHMg1CQe8D2tk",
-	"hMuCTS+EUOsPddD9SS5wxgUXgorH1kb8uMi3dIEiMsJZrKRTQSvrsI3vwJxjykh3WQJW/bHvp/KUShCi",
-	"7kQa9Fi9GqmbhJxFdiacYqEgO4FmBhlVd8vFBek7aoviPAFhTyDX4m6pvmqJ60tNVnPhxAkj9r6QaPEI",
-	"Pfp756xjKZcKx5AFpIY+wEdAoLvQNnMVl9b8E8g0uMO6F1LQOfphkNHhineQeS4zf8P5Ehte7ju9Zmx2",
-	"/7/5fb+3+32P93nL9/cb3tdt3s9t3sfF+7fyviytdvWaCGn1MmsDlVADMU8npuVISGkC4jEe8sz44Q0z",
-	"mWcSWM0jm+Qb98tC6mlTWNbh/dSngtq1bP/uNHpdcvK9EU5oPP+KGao+2pVDq6TjBPUJGbHwLiqSoiq+",
-	"q9ALXRcduP7OhwiGbeS2BS0HkMmvJiDfDWVseAH8DY+6AfQIvp5fra02VcljbABWXveHZlfwbkUAtnFL",
-	"t3kr76M2wLpruf1ruPbabfSq6d2jDW/PfVyADRlExdRU6y60RGLybWeexczZyQmtr75Za3ZaLFhuvzQ0",
-	"zORFS8eChlmsMqhNijPFE24LTg8xuzHvDyFnUonMxRPpf2aJScrj1SeFjNGCMxpKmICIMSjGbEwZIdZt",
-	"YaRRMeFTysYDN85gzHkkgaowzEKKDYVhioQTuEI8ghK5QzIlwsT9j/mUCGarm04gbY8trzrhMqXKic6U",
-	"yUxgFuov12RGYiNrkzE2d5FlIxyqzC4uIRGF5MGQB0sMUsFHVM/AaQwrGGO9TM5s8iL9nUgJpMmVXtUN",
-	"BJ4NEqyIoDiGfxMcDwg8GsC/Yjp2ur0yVEFvlfGYA8SUhiRPkoxZkx4EXQnMZMqFcuBWAk9JvBZjvraW",
-	"ivkwdJEcd3g6uIxjv+qK82O60N1NmZY2whsXZ7n740Lh3nL3JwZ/jId4aKjk/PnwuVfv1PeN3hs253L3",
-	"9uDQ5IHhrs8K5UeDzZ8Kah4CNmSc37ON/uFt8g1s8He0vN+fXX2pHX0z6/m928Y3FIveLNHQL61qvqlY",
-	"MhI01KwYS+DIWN8gHMPfJNOMAPQORdkAJ8S2zSQ2pfQxwxFeyxnLR77iiOM5UgJHJKqetUM0wwjd5gBz",
-	"NHU0nUrbSsit3k0C/5X6v8Mj/R/QnYaSmDrw+lKG0PI6hf/ChxtxC3ZBBiZBGeGPIKqAJMLm0ITBfzkM",
-	"b2TkdkuSyY3+v7H+UUr7XqD/O4NfPsFPChajZvCPaSkPXD303joRfpkIXi8DlzWkC+ulbKTzNmS0trdI",
-	"D0GdDD8oxPe8eBHRewhHPA9253q340SvP9V/aQkUDFAZkyTOIbJ2Y7ViPdCqAyv3qCUyfrm40oCnVUk1",
-	"jkNzZoVomWKhGBFyQlOQcegUKzIIuUh5/gRki/uXf5Q8JoPiwbh2X69LbvMLCRolF8YTxSS6TSEgEwi6",
-	"kdREZEx+Kz3+GblVgxAGW5zkVYo/ZgSZz3nKZN0F7fE4ImIfZr1AKZaQzhFLFGCTPRm9zOJcNoGwVljg",
-	"Qj7cJlYiQaaUZ3LDdbpuaE+DoHatQzLiglQWaz3j77baisXFB+/iRupsKSvL1VzWZ4Z36b5ZZPJA5b4F",
-	"hfMai5CWveps/TbD9wbyzBPXRUvQLh+9i2lunqMuk6TIZ+8S1DUPbQ5TtnmWtCYRuxbGMyy9+IhthOzu",
-	"6gVts15QuTpQ/tDmxQ3mqF1G07XJT7zpL23RhLfcIf1XeW37lrdDV5BhoPjArQ+SkJaKQMxyB05buqEo",
-	"p/CQbtzrYfKdO3evBf09enw3BN7yNKbr8eYvTth3pPUhS7EtJa1rkP+Jh5IVedbVGfEKfZhabR4tvICy",
-	"AszIavEcJL2I6/tHQ1v6xlUSt1WIfFK5+vnWS0vfLPjdrbiIRSzi4Bvkq7K9NSrWncDictaAFmxMdZHA",
-	"Kx5R+yj4W9AuF8gDZ4psCGZjIvJqNoyjNGOhygpVKQ99/lv3uHtycnLS6faOFp9lvYv9/v3f/ugenH94",
-	"/z76fNruHtdf5fJFXRnR7W+uj4KUbTuqO2WDTve6032csrOT6U16zc7PE3lyckSGycfKFT8v7fUONMzb",
-	"+Lq4bq/pvcR2VwNCv5v47iXEr7aWAmB6uaCWQBidHJyiiI6p8spMLUPoTmclQu8tYPR/6b9O2qdf9tcd",
-	"8WurWmyhXL7TUhDO7wJGMiUhHdGwLDwEaG8keGK0R1clCwwIJmgdCoMJgsHzJzA/IRMpthfEWFGVRcSG",
-	"tQcxZ2PzQ99aBrDQGOgN7BFlM8F1phu4Wpl7AbQIbLy8LT0W7Bfx66Zhu7KwvJ4g9sqMpYKM6C3aOzs6",
-	"aqOz4+M2Ojs5aaOz09M2Onv8uI3Ozs4uoEYXlXlNLs1I9tEwm5fHcnQPKuKyuZpQNkYkBhibTXFGDlFg",
-	"aWdQcroK3l0FbSh6lSoAioNhG80mRJASsAqN3qYbcOSYSlOLDGUsJlJ6c0k8r1Hkc+jUhQ0JQg4M0utm",
-	"Xi1U/4TggCwU4WMBD73b0h057p5UhLoKqY8+Hy3LVJ6/ua2OaTfNvhhTsUazOgcI88UZRAymKq4PtARl",
-	"f5smmRpDEQlpAhWmxoIQebGA1aUdHz0+fPz4+NzXVHhmKtfYkmat/nnHyzV0cF6QSpaT0nz0ms24T1vd",
-	"jbuzpc0cdHu9w+Pu+fHK7XTPSvuBfy5s6KtE4q27pmwmATsanEvCq/hNqfFSz5H8UHKqfOiXPAR/Fhxq",
-	"yuDKueW1O4eZQoKMiiqakGFiRbnEUgEOjRL6ujki2mq3iq719uWKKrB0T5WylHtQbBd2AqufYEEiU2PX",
-	"UvoNFqY5W8LXre8deBpsgVUal4WcUR56BTVpFDhDi+YFtYrFOgNMRWluqgFs9xbV4fEbEnJRnwT0EizD",
-	"SLgWFyjiMxZzDNkXXanN4FHeQD76nP89oNGXRyNqkbEKjDheD4U4bmyYzWf1kynePYFituwF/pfM1V9k",
-	"SIJbuFyfRW79iednYI68mZqZd3LaZZ22mG+lbYDup0xbberMh3/CNWdQX5mSJD+hw9CNBxbNMoaZTEU4",
-	"mj+oBXPJVr9zs2UNRO/RULkKRsutk3Wn/nXk4NvezSZXbCX01tktytehDxDctulCD9npXj9+/OnoOhWK",
-	"4NFRbxbK67P5dNTrrUxIp7tuarzI977OdJE3vBfDRcHnviuzRZWK12RU5SGRUoPFpKcAPCko5pLsHGne",
-	"DTx7lxOIdmsx01fNIVVKepefmduuCroEDz4wr+R6cq1ZxZgPjF2ubIiMmlpcKma1FRaX/1ptcqs3yKwy",
-	"IaETvf51xqKzs16ncp1OF1Rhvb7a+d/yG/LVXr6AK0WlxporZInXwFJMs1kwWGiltdNe9OGkEfgIj2zN",
-	"9xuyQHGdlngEGe5yAtw9WaTAdRIp7Hx5SWFbivEgplN499QLcJ4dJBmSyIjExWVd3DV0qgk7o2NGIvT3",
-	"f75Fe1AWdf/COMhCJXSjNT86nJE4PoCCtI+uZzfy8FpyVn3HOu6cn64trgyL+FALgDj+VRCy/FHkH77b",
-	"bsUgYy7ST5CuEWkmUVd42xtsQbXgs0VnvkwS6dcbqylhWrflJgy2ultbdI6FcRaR5rn2F4YxA1So/SKt",
-	"dxkWJVzb8ny+fbfTq/NCLoY+qWEjnslicId3SPAaC+eDlMc0nA9qCzK+Nm2QaXPHkoxNVY4qjL38zkQk",
-	"0nhpcmYolaxf8Fvd0rgd5S3vvOxMkoFG8c3R5J0kT7CsosfxmsKzIPBVj9XTqYr1lAnnIpp5GF570CtA",
-	"2oRkrJMzC3LhDBN9FKjR1mVNPWSne907mkbjkRr1Rh+7Hzunx8Ph6HZ6E62UNXXXTWXNZUSgTuo0FHG+",
-	"DB7WqdVGQhRxVWQwxsskqer06yTeavt7EXwXuMl3Jf9WV7cViWfxNEFCWOSSFTn2EAXuVgYQXzrUIkWq",
-	"5g/JQhPKcqZTm9/qz8cYE8qWz/Mn4pI/DpdbcSKVa7zI7b4bJrdMZb4q9ORFSlCi5qGNifWybVqzKKx9",
-	"IMiUkhlEdOpFrCH7Dto1FN/J4k1WpWZ8MMKh4mKAMzUhTNE8GNfZ7xhXuQKgF51JxRMiBjZaVnNmEylr",
-	"k4vOqz1GAmfRAMdEKD311Ibc0vGEiIEf/nvT7ZX+nWBxQ5SxK6Q8jikbD6a8+IHq1cZFdIONnx1gxnjG",
-	"QmJDJiQJM71Eu4Q6sL6T9aYIE2OCZhNuaWpZ8Xv3zNP90B7jCmEUYTkZciwi0IZr8tSvD89v/FK5nobp",
-	"nRnitS6E/84eg3fxYUwnXPF6enY5xQqLphRss1AIICpLM094HofF+uqogwXqSrFXH34fBZkU2xZ09ZCd",
-	"7vX4NDlSs86k1zv7KMVtMpVnyflstVFVd91U0NWbXSdd6jb3IlHCxfyupEi9oi28ARvab/FkmzRijUx3",
-	"Vyrwfd361bfcA96yE9z+Wz6cI7rcOAvB7qS/NojYt1Au9T4+sFpYKQvBcI5OrUeas6kvOGRrpQwiQNWq",
-	"InA2V3eCbTaylS+BjfwM4OlihuVG9d0WszncplQQ2WAq2xLtdTsooSxTRCIIozSk6p5jzvwz3Lx0co0T",
-	"VjMroz/tKt+GSk6qMlrUOzqUYP9hDdo+0ehTl4VBZrGNQQAMAzVPH5khO1EJnRfRV0D/TYAACzHT6jVO",
-	"K1er6TALULQrqYzYCCx3SzxpkFozWj1GXXbJeh9VUqIIpaI1hQTW7R0dn5yue2+rfW1byN4ZkWZgeJOf",
-	"ZSXuOFMhT6y2B2vOd5xXar4x6jEXgoQGMyc4k0b1NFgK4R4x+MMMzBEtUUArF3V9ZEQd4e2jYDraepyE",
-	"HrLTvVYTwcanj3s3o3RI5kMiiRI3Y7xSLtZdN5WLfUjcCUffFmG+isOrdzVLjsXhRez9KuK4wuqyFhWX",
-	"2UGC1JVAyStkIUHHE3uNqDRYSSK0Fzj8Cvbb6AjNBGdjaGXkpaJdjqXBPuICeXwJwud1A0DdoOyNkNc8",
-	"yfG4HuFrsZvTcEkCpEs0dR+NTMeZdaJ5AKfDYmotEejp/zwehzlMDV/3vTa/2iGqNFidC+Iaz0N/bStJ",
-	"WX4AmnQl8dZJVxJr0nV+lvZ6Es+61x+Prk/JPD07/6hu56tJVxJvTrrcbtbp9XnDe1Hui9v2XWn4+bK2",
-	"UiAvx5xSibyaG32BRkSFLmtVRDmaUoyC//30LSq5PdPoi4t98tE/eFA/1noYfedurItHcY9erCsgtNyJ",
-	"tQZZ/mQ+rN+Q2tedgr2G+Q0uw+BnHtlH+Zm9ru4NA+399vbta/T61dXbvG4hZyM6zgSJEGFRyilT+xco",
-	"onrARNMTwwtMrOAh5JTKP5mEQQlOUxv9AHIDYZHe3fITfKobPLUPJvn7DU5TwaeretqgcNtuYYCIwGuU",
-	"yaOweoxfiqb5MCb/1iFPNWOlbEU9WN3ulW72jNX35plq0v1Vprz+eZXZQ/eA1qAi7RPT1A0TU3Zz6Fj4",
-	"sv7PKbv51bZxHV15xqKS3uqSk7+4dtUBbPm91b39GvLtxQqhqzuX2Ve7XFlyXdFZlkN8fc6SO2dr8e+0",
-	"F1qwWeyElvQXCftGfMu87RsnnZdgMTWU5Eu7xRlpkKZ9AWxf2o06VLCjYS8fKxp2qW73Ltx9bbd6wtO0",
-	"1wKpWduxhsBs0ienKus6NUDkBvPWk6J1HRdp0Hp4lhjHuubLbtWXD1++FG/nV7q1ET+GBAsiLjMtki1o",
-	"Dq+foRuSu2yngmtG3EeBvBloTB8cHh4GaE//CTq9/j0iCbe/6z/7Noeci/mrj+40IfOay8I+oP4rrKtQ",
-	"dyZKpa0vX8CPacRrXDdmVIX2pR6C+CWJRwcTLhW87bt0/oULFdK727t6cfXoxYurtpHg27lbhVaNTN6X",
-	"9nvmW3Fk20kXcr+NZlSQA0gCqqieJk9Ua3PBXmViTPRMh+/Ze/Yf/4EuS34Z79kVYREKLk1a20/WnPYz",
-	"7B1BCdnw8vWzwe9P/2XqyQaIMy1riznU5deqm80J4E2aCj4kso28yroIs+g9W+qDjp7TqSldiqTCwrms",
-	"u2MOLsxhQYO9/JSDfXB1g7w5YO/yDvk9qznlvQAksEdWCpePPhfy+JdHLrNgUNTL750U+QZTIpy33b4r",
-	"P2ph8J4lmVTgKqPlvCsHbLimDE7tPTtAcFP1ycMyAmnL7qNep3sBmlnQRsHry7dPftN//PL0+dO3TwOT",
-	"rgEy3S/26xzqcc1aGGcHvdtbJGz8AVQZ+Py+BVX537f66PN7wOX3rTZ677i3+UcEWd/ft/7nly/BBZLE",
-	"ZHMInuqegQvlBj/EOEYyzsYS5n3H4CBNfWXvjdK5HKE9iPae4phGJlYD1hLsH6KfeUSthS6mCVUmD1wX",
-	"vaA/w9DPqVQmV4TLvvnIZba0OTGNj1oAvQO01z3Qer5LWYF6J/sV20IBKANFG7EOcT/Bs4gkKVeEhfOD",
-	"38k8gOTnGmF6x2iCBEljPEczyiI+24eR3mBlVw544QjVngnqGGbhDVHFarqdjkMV+Ui20TATGrk6nf0+",
-	"Ou6dW2x/Q5SYH1yaXKPFcvPzNPVDJAr+78EbM9jBsyhwuGZVE/nesBADW73TolS60zOkr3wUqUWBuLYR",
-	"lujvV69emkWRWxwqSEuVCXvE/fcsKK6NxlSbziTIFVn9D63JBmgvRyZfdcpxyr0/Bf+j9LvUQP4NjkCi",
-	"vSuFWaTJqtvifl9DJ7Bk8IBGNlcL2AB+kiggUzUIEI3ayFJfHAouJRJEaQhelLoXq+6jd4zeOvXVcR2n",
-	"w5V7STpmWGWCBH0UTLvtAP0NDHSnx3u/vbh8cnD122Xv5HTvhsz1BftcrPXL4eeFmb8cftZ36Mv71v6+",
-	"y6ei0YnK9wyZajAw9EFENDmNUKpppF1fMJtICLWUJBRE6fs7JQLHSKY4JAeSpFiANpkvWaIICkwAk9J9",
-	"kOCmioPZo5yG3v40H3V58Pb7KFD/+Tlj9PZLe9r9z88Tcovq9qu8LX0xOHqJNHWypEsjF2Woe4IkwqEm",
-	"IzGJxtYlLoc4ggTJM6qJmTIR1voAI/uSfIJkG52ghLI2OuqY/++hif5t0n7Puh00AQzTfxyiX5wurrmz",
-	"QjHBUiHONNOlDGE2N+mFL5AgJn2zuUKMq9w4e/iegbIXEhvfZfwhWi+evW21W+CeAHKC7D96xFPCJM9E",
-	"SA65GD+yneQj3bYoOFMSGy5fPzPvDNKIFN3DzmEHtIaUMJzSVr91dNg5PAKbo5qA+FTPUfWXMakxUcDN",
-	"/icZot/JHF2RHImeRr2Tk+654+DAaE0GXjpmXhyezHmo/k0++qz/D7in+axp+0uOyt6fWq7KiwM808rU",
-	"/ybq77MbU4nEUDfYTK/TMY+pEL0ANsc0je0oj9zGvGLkep2gTeF43Oq3IPQNzPRT+BfsqdVu3UDB8puu",
-	"/lPNW/3Wq99fG3fgVr8l6bjVbt1qeHc//uvyX7/fPhGjf1wNHr+d//P//PZq/HgSTl/jlL6IxewZxq/D",
-	"39694VqetcLiWuMm7BQkx4rEmIUhFHj60m4dd46WDZND6NGvXAxpFBEIhDgxsFrd4xlTRDAcAydv+RJ4",
-	"q//Hh3ZLZkmChYbIO0nEgeFe+sg1dQDgtlsKjzWMW1dzqUjSAjk+l6CWIppl4EWEgqxI8WX2jPawCCcQ",
-	"F5m3tx7Y0f4i/ujRL90SIGW59aFaqloXTR4Bh12qyHgNfwaBo0nL51oSgFpqX4fPxlb+x+fWUGDmqlS0",
-	"fnmLXgsSUk0WtADPW8Z02sJhqOCNOj2OZPTxNCInpxh31CjpkRPI479sBLTnHK/RcW9fw7dSo9+rZpMn",
-	"t2q9u8rrgvZb3aPeY/QPygi6UnmZ0D7L4tgvGtl6ziW6ZGNivOpX7KhUnrF13un0zoqqov3Wk8tKgRz7",
-	"sNqKePK/IpW64XCm+GHIk7Jnbr/1C08oo2HJR7ffessFUWb60ht462/do95REb3tyLVJ8l+q+aV37KcA",
-	"M1CyqzPg8GvLtLq9g6Pjk9PHZ+c19Zj7UHTLL+tSLoFVKddihq+vwfJHTfmJhQooNZjx/PmTxZLOfVfX",
-	"oVyFxMxvV25qCeRVQHJOWHc49lVn8EmP2m9dmpIZj55zOXDIom9T+ZmulNjfTL2QRx9OozFptjQE3i1r",
-	"KHTxcumIkiXW3fWk9x2ztWI+kehuFP6412syjc2XoOXcp1ANwvQ9X9/3LecvMJtbZUJ+DVfJ+YgGZQ4t",
-	"j3vk1PqDrcRaky8XDFmgkLkiAHvYs5cATdzXwprHRhxXsRrYIqswo9rpN+YVnmL4O5lbCg/g+plH882I",
-	"+1qa/oDEehl9/tMQ4UWKuz0iex/09J5o5IaEzlwGVyuu/CqqREa+LAgw3S3j+E5u2cktP7jcsuGdrBM8",
-	"3k6IywWYR3gbIaIBe/4ZR5alP6Sw0mkgcDzhbBRT40px3G0whd3HW86fY2HK4P0ppaInNjwrl2zqJSNf",
-	"sy6/TeAsooSFpJHC7dqC4MqKVFdVX7sanTqf5kdUqn3f2Fav0zs56HQPuidvu2f9znG/c/LvnD9lkWZP",
-	"ZBQKMhzNbk6Sxx9Pbshx0sPj6WnBDv7x7DVy/OiBFBZ7QMs0lrJN6YFu/vH6Hi+5+pVnLPqT6zXe9civ",
-	"b/4baDblS1NRJ61WYzLFgatTitWkwKeSd2BZMtuQqYDP24e1mhZE7UWm2B4fuVqI1vQ71AKHRCFmSGnq",
-	"q5YqVxYE31S7qr+Sm96rexeQ75sGbbrhtdKHbffdix+bEqGdvNJMXinudh3FWyGxuIIZA19DWSe/uFpH",
-	"QIA05RmSomDhRf55QmLwjsVszhkx73RkCrGzI60lHEKCKj9fkkQQ1pYXCllSUAPeC8/OzmzJCCLRnl+i",
-	"Q5IYHgY5I/sXpeIdtgTHYq57m3+GcTXIQRKgvVKtjkP0kkN5TuP328/dGkKcSr9+Ix8hE/ool8hvbgbP",
-	"x6xGlluV5j9nTR8zIuYFnbHO6nfkSjXrcgUKFphTuQy9c91xvhTBuysToVW3SKfM+uvCcdzA5TIvzfGh",
-	"XaQRNSrxgkd/s1Ike6XqXft1pUbqtlCUPPE3sXlRkm8iYJdtCZ5RwqXCPe55tjCooqDX2aDf0UK/5g+w",
-	"ddi3E6Dvn6XoXt1GW3umUSkhTJGowomuCBbhxCu/5Odc9uVwOFvkSN73J4sv55RGzm6g2FuBfGOt/mcz",
-	"wY+o0hc1BaXxaBiC4tDqdf67lgXAYXEo8A1B13yooUglmhFyc4jekDSeo6u3r14jxRFPFeIZwK+JhO6F",
-	"a5y1Wy72omtF96EE6zZLyXw6TofpqDc8js6nkbztnk48Un+VgheWxFCi6GNGMhiwA2EMNKVmV91ep92S",
-	"hK1ekYnCONJNb2ia2uW4tBUtmwT9QWwUgG47+votDBRDd9MdVbRX/89jmrgCb31Nyq2Hsr6dzuHcXgqI",
-	"bVQ8QHvORT63XLQLG80FijJDRIiWyxM+1RoEBIod8EwVxg57YfbbiPEZpPdXKLAXLjhEAMLCDTzEQsxR",
-	"AJB2cbJ1RhHo9m3fm7+aFGptabGSQS31qiFQp2875/1Op9/p/BtqZWl8rNRVDRUkWR596kQnn9S89yma",
-	"dUR3PP74+LrDNB6vsYJ82Iwo3aNd59szok7BiDpbYUQN+VD5mA0f8tlQx2dD4YREWWwo+QYHt85KBbdx",
-	"Z6L6K5qozNnXsbzlEneI47iJwA3tNpe3n8DwP+QLWuHG0IQ6OVeHhOL/ZYerc3F4QbGzeq9lCPVOEH5O",
-	"wVAkkB2gddwzvvN5ZLjNrMEzNdR3bBBRQOYo/7LgS+Exq1L2g+NeDXMEjmZ2gWNIwHIrj46TSbfHHveS",
-	"89PR5HgymnZPYbOMKroWfgsJxtcW784pbRH+bFhvmYk/hBqgb8FOC/gWWkBo6Y+jiIYe/ZlMInkUbCMi",
-	"bdvehVC7aX5QYq2lscEo5jPNMN0jIciYFNKVQnY0Ewk25LeIG9dam/gcjbhItDK0wiHqkW3bXF4tJY1Z",
-	"cOIywdpuAYIklEEQoKlZLmfwkOM8AOHeQH0CPORQaDjFVMDTiCHDhlri5Do9uh2lR0N2ds0wIdNwHD0+",
-	"8XP89/+AFB6y9cHk8rB1ABwlXCgo8UfrXzyz4WEzo1OCXzIv9ER4aVrY4CH6FfQ5Fs7RFAtK5CF6Icfv",
-	"s06nd6pPDgnzMp+m8XyFbvAbRX/kcNDX80MbzXkmtHqalyKF2M6UhjdZeqh3VldvYpW32yPbwecrfmkB",
-	"FRquZL3plpaYWDkHdCvVZvDSJK0sFvCh3ZryOEvMm8DsgZiaVx9nx9genLEV9Lpgbu63P4+R6411Z5Ve",
-	"4e08ENsu4idZqtItL2wIrFN5g/wmmhQBQxLyhEgUmNIgkKjBpHbCMdoz6dGChaRPwf4h+idEn5vLHLQR",
-	"TVIuTFw8uTUHEs9R4YFbrHjvpNNFM5eBjTKpcBzbVKOYMa72lxnH8opO39I+9tD88cF4Xx1X27Gwb8+f",
-	"NmUy9+mGtpMNd7LhX0k23PTurbM4F+WvdkbnH9rovA0nltxW3e388vxJjjtLpNgVZhH7ZNnEKuJeNzc3",
-	"irhJ/qohID+W1XqjPRtq7W/TBQIWuxxGxx+jyWw2Tz8Oj+U1FqMZG5Hz8i4db8w3WN6T0ajusqXjh1Hz",
-	"zR3YafnfRMsvCFBOHt1Pf8YYG5ejGGn5wXdf1MJYxujHjPjJBdHececcBaHlsYHRsKlC5FZT9+U6tX2b",
-	"+5Yq9Uakc2OiuOZ5bqOr/Y1DfH6wl9GNQL9WtLb3ZSdZ/xXdOcKcjNUQ/5WicZ4RuaF8XLS/k5DsTbdz",
-	"9fjRCJpZIZvqFV7Peuz46GR63Tv+qKLhUdibfRTDcWuxqGAjF42yUOzggilDMYVUFTWLMrk8SuEvDyQG",
-	"51i+k4W/kSxcojMeTfR+/zO5djgjaAMandtLV5DnNuKpqaEUQ8iglq5LRT1qyfcLt4jvh3IvRBW+YvG8",
-	"BALwGa7urT4KsmhjTnTz6+6Um3uJ07GUEitwT+6chqeT0+TTMJnOTm4en16nNyE7UQXFowkek4UEu0AH",
-	"J1yq/tnx8dEjb4ZHqwd+NKIxAVbpnPgdubQ+2/9aYSz//ypFYxw8dqzyO2aVG/rSL2t1Dq0gN7S5og5m",
-	"UBQs5BBh1W+NZfLYnVwix5DoLDqS12eTj6fXw153dDpKTrqyc/qpckaQf9qcUrd3ZOoOk7G9NF3jW79s",
-	"bY//7b/EFGEBOSyS5GEy1FjSuhMXvoW4kBR8zUkKOav7E8WAKS5ISQSAN16IS5GIKiDHNqLxAgmiMsEk",
-	"6nW6Ju2CuQUoMHEsAdqDyjAu8sTa0/IAL03kbUrRUaYyQfbLqeIFSbmwxdgg3b5f9ypoF//O75zxxwnK",
-	"lbkCU52gJm/DFWGRPaTvIVzsK5hfDftawzuWfu5A3vuVxHFTivSgwV87wWInWBSCxTcUGZxEYIP6ijQh",
-	"yQbJohx5WmK4NWMDnc3J7L4j3Tsz7l/JjHtlys4nOT+rEUOW2wY2yRRV5Aa6g/l2dXqkH8F6mxfT9LnT",
-	"ICcHrvBmQ3e4L0W510Ez97nGee4eiFS3fZgYplzakf1ps1X3oqR7G8qT2flt5yTpnT2+nZxcj/CSVZsp",
-	"vOWeHR8vLFfxOB6MBCEPoqztEiJ9Y4Xtz5rNaJnq9trm6oPcosbJoRLXcIiuJlwoyJEmbZxAKcufrRoo",
-	"dStIhAa58+xnyJ63f1GMDokCqYQyXUWSqD2Fbwhro8xUKGxDVg8GSfpMvzaaTWg4MbUjXS6+oaBsLKEm",
-	"37LEfYco0BANXGk/6WrrOY8OhqiSyNxZHCNThL6NyOH4EAV7x92TfXRyoslKpxMcokuGqnWP7OzuwNzn",
-	"mjwjDtbeJf6mCmSRuc7lt6uh1hWqvDmdynd9jw4cW2cU98/eNgfkMmm+uIguIeROgN95OK/xcHa3EuES",
-	"S1vB0ZZrAXkN96YpOlDRY3NV4E0x24+pCMTxzpT0A2XuWMt74CWovGFYgCBwQI8ffzq6ToUieHTUm4Xy",
-	"+mw+HfV69St4CB0kv4A7DeRbaCDCp3+OWHtE8c/kW+IweAnXeANPObIN3tYhTvGQxlTNoeKympCSmlKY",
-	"6BWHwu5UwbOOURu8YucJlZKysdYwKINS57Xlbu0OrswK14D0iVsbJaBgQCgm2tOsDh6v8FASpmxK6TQG",
-	"kduAs9YdxBut5AtCFUnk+oA4Byd4kcG3z0yvbieXQbEQGL5KNYfs1lrr2QITKy28/9nIuoO8ICC01mht",
-	"QAhn0uqXKoIduqpOeZym5mmZVEgqLJR5L3QOJZ7DiTlI2II56gEjJNJY+0d5fFtu7NAUFyuXIzv0ymd9",
-	"KIVJOgJrqN1GV8Ai0I5MPqBrMtw+Rxc0UaCMyOXFLf8kxDK3NA42ybak8roKX5F36S2P418FIT92/qXK",
-	"yacpp0xp7cmLXR9xUVRv0YBcjAp3oqkagfzWO5pG45Ea9UYfux87p8fD4eh2ehOVI9brEz7UBYa7pfRN",
-	"iDj2Vkk170m4EHyGsELdDk6WRp1/WC7yLjeSbz3m/L6jzD88hDxcvRw7sfhbiMU1dM4j+FBdRh8S+jOm",
-	"H7rKhgm19HxKRI7fQMi9nRdFZzzB+GKhgQRfLGNKB4EKsyIL0SIcrX2/YD8ZM4sw2YguUVChJEHZyL9u",
-	"gdaADhKccYEGITGoPhrg2Mj3EyxLg+brdLMGVuEO2qWkS1zku+yjcsjmshDN6tX+pub6LbKnvxDjeQAe",
-	"c1dGcY8vIjtR5scTZe6KZuvCdxcp6e4F6S8ZybuICGslqOXaaiabuYRBu8010nfyR/UEK73X/CwoZo4K",
-	"Z1JoojY+TY7UrDPp9c4+SnGbTOVZcj7rVV5sXv30hDMGL3r+k43gYPDDY70q49CteIVQee9Hj/AUKyzk",
-	"o6FeyGH6QBWJ9Onu1KhvoUZlsuzXZO7ZnzGLi96J0zRIMiRRBJ5GxcCIMo/oLFMBNAC+qdhfSw8e5qZv",
-	"cl3vUZj97iniJnBaJ41ptN3JX39J+SuTJQccR3qXy1i+LQiu1p+pZBxGp7YEL1TftW6ZvjPShU38EhGt",
-	"D4J9CHU7KKEsAxLPIoTjmM8kOkIzwdkYYaVIktYF7Rkg/8MD2Dcl6ltJz+Tv5n6D5TRQB3CyUB6skUPS",
-	"bUoFkXVtuiWHy+kIVHU1EWx8+rh3M0qHZD4kkihxM14Xkuhp46mrmHkX8C31rTSDlqyuO+r8lwqQAr8D",
-	"XMIAj0j/o0SCVxJrTkPw0muiFReNN1eN/1FMtHOQ/PEdJHsn37uDZEKl3JZ3ZPexYxsJbOv8LO31JJ51",
-	"rz8eXZ+SeXp2/lHdzkGAsS5xgybelA9h1cgv5s608S1MG1OfLub0u/jxe/cFotEXwzLAE23xkccEHkmP",
-	"W/SRIDGB6C4IcnLFlyMC76BgKNEfCs8gKEwT8/BGolEmwMfSVHHYqw9y2jdJcp2vVREdJohUXJAIqYng",
-	"2XgCXO3y9bND9Mam/4AX4Eos1SJDs7uyYGl9LRcZCswiR7MX3rsczcRhCPmoVHocyejjaUROTjHuqFHS",
-	"IyfDo+LAF2te7OWPXMe9/Yp/IazP+B+aVWdMAXq+u2pBqQrSbfVb3aPeY/QPygi6UvbnniNA4FCpL1O/",
-	"9ZxLdMnGJAYf0RU70joYjl2c13mn0zsDMI6twewSiHDBTB2jjHjyv2qerKoM8xeeUEbDpexwgY8d9Y68",
-	"oCiqwPoSEu7+NeAa7SxtbVehVMp77vlr9lvd3sHR8cnp47Pzlv9lYF1ECQWrEYsyaYbTG0q4olNwNuVD",
-	"GhfLNMMbGMkBHw1ypNQ0I5PYvPRhhiPc+mBammJLS3ELPX/+BJgiD28G5DacYAbOrYxD1Jj5Xc6TIc+3",
-	"5yLGYg1d5xi78j1RH6WiCRl80qP2W5cJETTEj55zOXDIsqkD6zLVaPHu7rjWdrmWpX0eQV/mwrrEe14J",
-	"SsocAQ3naLXD+47E7kjsjsR+exK70wXuiao6stiArH6dNrBFMzpW4WSRwL9LI/PWWTxiokuINPLjnWIy",
-	"Uihj5jZEFyjw6WVQiowiYkxqmIOZx+cPd81Yt441bPtimZVvYhvfMbsds9sxu2/L7H6cl5W/0kOJobVr",
-	"uSrYtLzU35+9bGc0+mJyfS8PCDapGSXaO+r09pHiCCNIPHQQgy4q6ZiRCL178zwPMsiH/0kiPTgk8aEM",
-	"zO7wQylawVqt9qiSKDAWbMg4G9iXQBNGkLEiw9C+/nzcOUYB42ow0sMG9uUaC0GJ+EkiPmOwJj0JmRKB",
-	"xnRKmKv/uaiK5Wv+VUOjwqSOOr3lkHHv6LDTVrs1ITiyjpjPeZizjbpjtk0f5e3gou5kzy3ekV/4jMUc",
-	"R3BL8kP2L4qXmHa9BJo3XmGS9m/X3eXRfBTPMJ1FlLCQ6Cts//zampd2mDZKuEl0QJiK5whHEYlWvXhe",
-	"2o67Spg/0iPnrmzkDx6xuZwC+BTRkZkG9NA2XUENC0J1d1pox1jt43YZRV4pSSeMSJwUj2WWU7s1oT0c",
-	"ga8RVQiPMWUQ6Mg4IqMRCdV++eUsr7m38GAWRRVy+E0d3ZoQmS+bgn5XEvJ7LQlpWPWuIORf0FHuMoo8",
-	"gqc1s7X0vIkY+eiz/Wuwxv/hDUn41K/fi0aCJxUS65FORJUk8UjrZDckbUxfzTSLJPYrMyft6M2d6I2A",
-	"06hSnJ2ktsXXEg3g6qX6M4pqC/X6njg6sGwJBeG58wrsHLVas6VnDd7uHbBWPN4Xp3H/hMi8aWSRpi1k",
-	"FAoyHM1uTpLHH09uyHHSw+PpaQHEfzx7XWQZ2FzU26ll3+pp9J7v99Y0MH2roHxT8yuFoL3JfUOVRKng",
-	"Y0GkRMZKXXvDftZdvvp6LRaeMoWmep3/jvhohHAco6HANwRd86E0FURnhNwsTX6xYaXEVv+s3TIFzqDc",
-	"EFzloYTXSZaS+XScDtNRb3gcnU8jeds9nXh5Ka9SofVTicEmbQsU9c864GtNU2qLGPU6UPlw9YokwOtI",
-	"N72haWqXk7uMy02Deczx7IjFtyAW5jp5hAIOowGVgHb3QiJg5Fr68CjELCTx2mjJB1nb0ih2WKOmVH4d",
-	"RNgFlMZYKLZsyiPC+5ShbSZjliDmUYswheZEQbIuKIMIr1gGEvnIDZJiQQdHCbdgVNqR0vsnpe6Ut0BL",
-	"IU7dDmdw5vDHstf8KcPH4UBWUWFNAUMcxxsISFClYbm68QTH8derGrsAvh+lwkFDZVhjzU5E+yYiWmhu",
-	"rKMN+igaCGi62b3IQHrgQjzL48/WBrn94kWuYS9DKVVoSEKeEImCIrotCtqmirOWdWxqO//rvqkQQNUk",
-	"EnhmKlU7m3HhvGOc8cS8j3CeD8Dk/UOERbIN2nKaCmOIdEuSiqcSRpnrDkrg0YiGh+hZEYhnl6xXbIo7",
-	"mkLUIWaIcRRzNrbhdzb6Li9r5WAe7KOMKRojVx3SmN3B4RGZVKdFTj+oXWZTqHpA0JKgINckVN7q14uC",
-	"xUF4uVG/mh9AwfxRzGca94rUlKlClGl2BHUVNDgxGvJbxE0ZcEnElIYEarchrNCqhIu2bXNpr4R9C06Y",
-	"JjjSLaDIrQm5SZic6b9zD1642ZQzifCQZwoJkmIq5GHDmp6lLJutmLIb2foADr03NtOm84qoyb/5L55Z",
-	"dWCGgItBDXVeaBGA+IsZQNGv8PTLwjmaYkGJPEQv5Ph91un0TjWTRMLcxTSN5ysk67r0n/MVxbVNVs8t",
-	"5Oj0MF2Tv1B4NeHuPWdnu+X2PAixIHpPUx5niakDN9uEc65O5enf50oSz51o/g3d/fJj8ZhViQv7ucgb",
-	"COWWt6wSzHfEeEeMv1diXEqY/AOS4p0i8xCKzBoyukahsST0fpQaM3jTsL3FygVQL8GpEnOi0F5ZDkec",
-	"hSSvYtBGgZPcjUG3pNssi+MrsYitlCK4H0oMjSmDrC3mSm12Cvce+7djkTsWuWORX8Uid66hf6nQwHXM",
-	"G2yBud9n47cK68e1QivaeWl+My/NnUz8ADJxjt/5rXKRcOsl4nVekNvyfmwiD1sv3rVZLJbKtt5F30a6",
-	"fXNLl12eTa/H/UukO/r0lfRpJ5D8xQSSVZTTiiNTIqTJ77yRTJJ3Wy2Y5M12/hRfRQjMCtlUr/B61mPH",
-	"RyfT697xRxUNj8Le7KMYjheyx9jwxHV+EN4GvuRs8QWmDMUUkq3ULMpko7EJV3iI49ZGUckFVuxEqm8l",
-	"Uvk306MOBTloJFwVZOCeJKx8gsKfYkJwrCafllKqS2vp6XU6aDYxKVAIsmcB5o2MMcrGh+glRxp1CFN5",
-	"8YMaMvYbzPfVBCw3gvCb5qzdzN20yv6meH9XlCJhJiCv1h8fynHvU8I0jFPBh35oxdVcKpJYnhM/+hzy",
-	"iCznNK+zYUxDJFzOF5MMB/yAIRkOYSTStOkGKQ4BDlzQMWU4Ru/ePL9ABIoJB7rB4YjHMZ+RKGh01r9C",
-	"6+eU3dwpKY2/jC0lp/muCdmWscdA3x0yHLCHQs+NgXUdSbqy2ZLYDVTWOYRSLfYKtvC/j24H5//nZlk8",
-	"XERWUqoE3z4nbKwmrf5RD/Q9vbVWv/X//rg8+Dc++NQ5OB8cfPh83D7qfflvBYOUSkCwh6FezsTbXNqy",
-	"PVYIWi9Miy3H71j5AStw+u6chqeT0+TTMJnOTm4en16nNyE7UcU2aWKWUDbagnQw4VL1z46Pj0q5sVYP",
-	"bFJlacUaPH89U7H1hP/XCoP1/9eCJH0Fj9sJkH8GAXKjCIVlrc6hFVBmc5cczPShspBD5FW/NZbJY3dy",
-	"iRxDAsvoSF6fTT6eXg973dHpKDnpys7pp8oZcRE5F+Nu7+gYeDkZ20vTNQELK8t9eN5bLtgih0WSbBBF",
-	"6q79Toj+JkJ0klNdx6TsgTTgU7blvUjNduxCYC6xnKYRYg+2ws2ixBwzLPlE56Fe+4foks2RcRHW94w0",
-	"DfsqWOh3F/i1Y3879lewv2/K2KprO33bOe93Ov1Op8TY8qC8QgbeEl8rxehZWrBzBf5+ovRySr2aOxqu",
-	"pAQNlyfSfGG+g2fMhKDXgidETUgmkSK3CpHblEvwEwFPI6yamnPsuOuVJT3NozTGtEyiW/+Bfnv6/DX4",
-	"NQ3sQ5wcKK5wjN7Cf397+/Y1cl8O37P/QG//9fppbQdwVCHiPav5CGaS/3yvV/a+9QV1O73H71lriUba",
-	"PX38+HGve7qodS7coSokDfjQnmYXGpydw87h8f73YVLy1prk51ZrVvJp9/pIqzeuchjOq/FSVRebBPFD",
-	"IaFTUs6gZUuPRbZ7XSYtaPBaL+ul4QBf/QTi/EtKYsIgJ7suTqqhB5vmOC7mqpnHW+P0OQ/EM5syFP8Q",
-	"lqbaqpznTnHatuIEAEa4VATbu81wSMicUsOQETPGCsPY7vZ9/7dvZ6q4f1NF4yu30iTw2hvlXuwCHqas",
-	"8ap6Q/RsHg3ALHrEhQsVhmBnKJ+QByHU5SjeC7wrGFygd1cIcDsPYeYsnrsioF46eokCjwLktRNMtLIJ",
-	"r3aBGDKPZ0B7WJkIh9mEMMiDbOOVqdxv627MDQuh3bMJDSfuNcuXbg5do4HiAzdTcIHwYqQzigmeGmgU",
-	"YdiHCOKtpzimEVC7AdHYEyDOUAkgYFHASPE4PhgJQtr2aUbLpVoweoIZjqiWmWBdbdu+Nu5DY449AtP6",
-	"J1lU/cYssn3zHXCxJOyz3jWuSujv6B63IUVeIJ13oYn37ze3Y1wPwLh2ZX3+1K5yDTmk1jSBaDd1PyHl",
-	"oCitYeq/SW4fQHsao4daNBYEhxMNmDZK6NjQOBPMQ0m030YnnSNj2p5RSZqaO94QHFFGpNw5sJjz170a",
-	"zHNlTuxdUQtppaEiB/Nq55e8bH+TZDD6dwlM0XYyQYPKVXry7RFmlKhoW5fURDd54xpsQSGK493Lwg+V",
-	"6WrN+cHzdXnDsABB4IAeP/50dJ0KRfDoqDcL5fXZfDrq9epX0JiCFAi7ND3IAurvVMltp/rQIPZJkUfg",
-	"8gNqnOgjjj2attx6syNVO1L145CqnZ3r/u1cDcjTSgtX3vZezFv56IVrji8P5n/fT6XQLKI8L5y5nNbu",
-	"anL+oDU5H+Jy+Ci8zWuieBwPRoKQQfNkmoX/WG7AXJJSs3Afu4Bsl9Ysm/uZ+DkkOWvsUvaWx/Gvgmwv",
-	"hWTFzpCmnDIFFuki1cmIi6Igib77i0lEHJdXI2CFvaNpNB6pUW/0sfuxc3o8HI5upzdROcHJh9o0JnV5",
-	"RNxS+iajCPZWSSVSPOFC8P+fvettThtn4l9Fw5uSGQKGNDThefO0SXNHrpn0Ak1vepOpBV5AwZYcycZw",
-	"nXz3G0k2yNgOkINpMuVVZoK01t+fVqvd30YIB6huYa+QpOSuWHtoOF592hfH0enUOvYaJ++mo+P7gdRK",
-	"tkFRYvou7ZqT5G5tzSKzllb5RmXX/N5N6uW4SWVnx8BkOdeHcrLRhgyKOThXfLnao9NrRKcUgdLrgqf9",
-	"/Wf3959n4cqTSl83iym7uBotL6CF6heKdfz5FsZyWf5/KGBjoMJ4YReh5g+XNxVZRDGYo4jxsYoEzjOl",
-	"y2JFVvQvYgseRSkj0gdOME3ALxRcYsmw6R0FkTVqNE4eBJ96E3HinUaNJTPS9ZszRqlqj2lH4kwHPQ5l",
-	"Yx4VYAVsCR8Mo1YNT3CAuaj1ZEOq/ibpqdRorLDO6tHc7/0dGWZDkXq3lDOyptagdkOxnrBf6eus9P3h",
-	"tvvDrXCJP3mAyWI7ObKk4LW5vxT6PZv4a74Hn+nWtP4eEqEPfEJEMg9rj8TOvZh+MQjZuxO9aneiAqwy",
-	"FFr5Rxn6taq6Mh73aRyLpW0HzHLDcdtShZZQFj8tXH7tovJH57zzvoImwMmAyDnQWWftWjUC1z0cUxbR",
-	"2n00FlW5o+0D/bP2bJ1r4oYTE4hERwevB46jRC6aW0W32CXaV9ROHve+C5D3X2Gjcv1YVj9qWlYFOTDA",
-	"oRugU8vKIQs/U6+HstddOfzbCft9Lt34UkdKrVPL2uDqPQa6wN0sztY3a41ajqVWCWaXo95vfXJNLi++",
-	"fbzp/tlpi7YX+N/O2s22J6ZtEhHndzdq3zPScZ0vbWpVYXb5j/O1LevU+0eXg6vziwf5/37DpT3vwnL+",
-	"utzA/VL17CbuTNH1QjV3T2/4K4Gs3rvJzSWI928e1Gpc6sd8ZhJhc6Gto2jjMWoeOmRIYv/2GIdMv9AK",
-	"wgLZn687XVSLDWai9iMxnUksT33QRg4DkXjFmz8lb7I+Z/fqBXWEA9QDl9GhAkDKEt/4KuqOiCItU+Vx",
-	"MNKFOyEfAuqc/yFQDwaMa46zuNKh6DNfv1VpZ5uy/X8hK2Cf1ChzwEahL79jVd++bSE71eqqdqwo/zAN",
-	"nI8H9oF2OI0jJ4hAFMABp4VgAnymx2zIQCAWGnnmCBUBdl0l+o1ID4IA6uRZWPT8ftZjc2vU+KkovRWm",
-	"VrM3m+jK9Y05JMDzg+9qrkotaz0XfJj6hIPIK1NPuelPBsrSHYw4HTbfNcYDvwezHggI+HiIS0/7IRnG",
-	"bH/TNOipxVBwICQ5DM2l9uLPhz3cF8N9J8A8WAZQqUdKoME0gSTjCLhNwX7OUbA+91rqo8VGsiWU+s8M",
-	"ML/k7t3b0HZvQ5ukF2rRjllhUzOL78S2Zn5g8RSU3cM1lYJo9eX5JzS4kNZKtVhx8DpQRR+19iT/qShO",
-	"KQqp7ic4afTR+iYiOkp0gRB2Fd2ACN1AtJDNxjYqUxYlSh049kEF2YT2GefQD+wKsmE6wqFQabXKRyji",
-	"jA5VY8SB+tFXuXd1UKYdP6B9n0vL02bn7dWqaMW44OuOxVGoWAWiEpGj8sliL0bVU0ygmgTpuPk8fFMd",
-	"2qE1lKsZ17FYlVJqV2dPkPoLPUGSdbOBqTkzxsV8HnKA1CJWhiZlmHNel1a4txps02qgkAgvY6oDqxRH",
-	"RvoqDmQTrTGp85TKmJTZB7dsObilcfzSg1s8IsS2Ilvq7xJU9lS3Tk/8RkPgqH7/cHTfhJl/cvoQTGdq",
-	"lRnO2SsjYdaH5PlC3uv0P0enN5BkjmRz1FpDm5+j1U4040R6rMenY6h/lHqAOfD3YTAqtf6+k3qbio/P",
-	"beknRc5i2hRROXnn6X7qIJ/xQD32PMVBrnTDeJzySW9VVCLH1BFLhtrqYkTex/bf0mMlQ5MDzHcBRSOG",
-	"QgHFr1mVRDshsRVbGPK1GTtHuESdw5j0Ru9oEV8cEpPxQsg8209WTic2k8kmcBW7PkSdq07t6qpjCJhT",
-	"NmYFdEeymkA9CCIAukShoFOuzlOepZpkpBjJir2mcBgQD+JcrgFDHqYz2VPiE/UGuJD1QZ43eUJuIFT7",
-	"FLlEBGp4kryL5gyGDgHah/zRwbw/InRYQX7I+yMskrHyMNULJKYIMgSmuSKyQuvW+aezhRslhyERgYZx",
-	"datKUQ+ZQzb31szKvF1+VZi7a2bl5Pl/rlhgy+YvlsxOklwhFp1WnHKayTT5heumO+a6eaXPUgHCZg0j",
-	"XKngIwrztFuN1O+WvmjAYrb+BXGl9haz4ZjpeM1VY9Az52wKjvtjcIwUFmZdncMiZ8g564GoJAyXap35",
-	"OgnKGGamhJhL4vHu8d8AAAD//w==",
+	"BEuyFjcNsJqO+odpXSvX5I9jxaLLZG3xjrXLBNwjNbWXZsWxlIlIvq0ckdd65bkdXqap4NOv1lnNYIfY",
+	"jmZVV49fuC8PrMXWbPK7V2YrsLxXnXYZfFapttWzvpPrZYnjyiUC3mU8w3OJApPGpeSobH5aDxv/qq4E",
+	"wVovc0/a9PW/n2TFFR/niN/3H+8GFefzEmenxSZzt3AbmhJcmJQW8HfhnF+6XH5gZA6ghZnzh34QZ92Y",
+	"K+XZXwisShOS7RCIqBhwkUZ4H9Gen6v18vUzSK9pI+s0BwwnELliUX8fGJL+HAk8Ywv+8AUDnn8TAlSF",
+	"4z3QoO0QHe8IHoDu1IKlAenxsej+qU91Nge0jWDVlA6tM3WABulTmDBlW7d5pGzQ6V7j5Do9uh2lR0N2",
+	"ds0wIdNwHD0+WfmEFt7BqFVVn+rDhvUBz52yn4vVNnikD9qSbFfz7+AxORgDPbEN28iWTYkNTSy5k+oh",
+	"WmVjoP63luBgEI3S0Htge6+kneuNOJb03Y8hxxokvjNjjlnVnZxkypjvecv0EaF5/JdUmEVYRGWFay/I",
+	"hfSgrW90PrD+Z0VM1z/5crr+96J0HpSVLweMCxQ4oV73WybA62+eBB8gF9e6D4wOcpcHRpYPtFBhVEqE",
+	"GSK3Jio5nvuWpZw02iTKhVzh/HQDygaCTCmZBfdmV1oTAX1/Np81E/sWnaoZwoHBORFYQtHcs+c7NP40",
+	"MfaUJ+5pJDtxs/v5yJYbhdYAvaSGJ5Q535KHtBctCkVL7DzPGt4vzV+1ALrMLoT2xnRKEOPIJIUE281+",
+	"jUVmDfAexh6z2v5SIb8GQ3QXWUq6CM7SGYssAc4p0aYXaJkFp0Cd7hbNOUt5UwP1ryqDORJLGTIUtp1r",
+	"cza1sdGVcemJwvYyrxCmnxY2jF6ruavR6UBVWyVoFkv/iqQdOS6bHBxadLICJbAiWy/MbQPtQXkkV5zE",
+	"7nKGRST375LfY8d+duzn78F+dmT9G5F1t4wanFc26NDld/B2XqX1ZQuksX4wrujI5sButVthJhVPiBiE",
+	"GIr+2YCYebXdSOAsGuCYCNVqtyZ0PCFiQKIsb5BgcUOUsdulPI4pGw+m3P0ASTwGNrvpADPGMxZC+Qvw",
+	"Ag0zQdU8H17N+GCEQ8XFAGdqYmpDVdS0RX7yR34KFRuSK99ijqlvnp3QXpZqZOq1O50Ocg7kCKMIz/Xv",
+	"bw9e8CGNCSTeDfSGg3Iw58zCYcmalmedu8yTS/l5xEz+OJFnpHNlyCYkvCmbSpenwKubf5mAEEC2stzf",
+	"K1+HnTeTTjm0jghB32eRLgf7niQEBaW8a8H+BQpMjuM+kjwhfj+bEcz2M/nZgpKjsCt1UczsErnVb7Tw",
+	"SVuwXEw4IwfW7UmQkIvIlYpclau1mXOBdeXedmgpSWwW7AoK65+RS8XnD246VEIkmjyhgtlmSZKyX6He",
+	"5J1DPTdKZdFuxXjpQp7jr1lHQhRuYvZ+4dpVU8BXeJzIiPeiUZvefU+QNKYkQldvX73er6KEXeGQ85hg",
+	"MHbVJnZfNi1fTNuuZx8SogUeloEWWMnini+0fv5q+v2N8hLU2YxLA7Zz9PSwzT9w74zqYOEfx/onYrPP",
+	"RpZ5CxIzOmXWOFb+mWeqxvSUX9Bt38AHvWUPcpW2jFsrznytw6Vp1ncxO9t9flDhoNO9Hn3qRCef1Lz3",
+	"KZp1RHc8/vj4usPk6ueH1eE69c8PZi9rzfUu1ug+rPWFg/d3ZKw3i3ql7+4z9nXPv1XyAE+/DqCptZ3s",
+	"Xb29fPO2jd691LS+jf799Gr/YV9rqwTvO/YSqUD0Ph9rPTx4laktIoJmCIuYAFzfYID+7+Xz54AS736+",
+	"evLm2c9P2+jJ5csnT5+30dOXv7TR/3n37O0OSxphiWb6944mX50UbYIVkiQmGh9EniAtx5G90gsvqEAZ",
+	"ox8z4hfK3V8hZnytHrBFuX9hqLsK7t+ddFEaawW2bD3NdC6c38EKvUORtbrceuXqF/MF7Wm5d98U9Dsg",
+	"zPwGB7lfp3bZbI73qlrVIWFeiKne9VtNBMFRyS46JGqm9UNNhUpxYNimgfX28LXRfo00knwLhoVtAiW/",
+	"dymRxKo4rg9rIGmSY0ZfKyfk4x1aNdWJCvmHahzKQ0oAtbv9/qWBBaDer0CwHEorTQmLR//DXaaKVafp",
+	"3Wqgl+dttXLOpltXztlUK+fXsx47PjqZXveOP6poeBT2Zh/FcLxaOWfTuyjn+YYaaOgFbbgnNb3gF9+b",
+	"rl7g3l2kqSuQuCXUjzeXTu47jlwA1fG+QhyHLDSVYqxfe1mLZFObXL+adEgLaVqbXbKVOW1XBIJTVrmB",
+	"d3FN9ia3yaLuIKfVy4e/ZQlmB1qgAWnszq8AG0tgr8TVhAv1hBv/hCa5d9el3DU1cApTtzV+r8+/+6TI",
+	"MVw52Bk/iIkmVsjm80Uhj2qy0S7moX131Wq3nlzWPqctqYRkCvwEunkAdX4k2vvt7dvXyLiIa1waChze",
+	"ECX3++/Ze3aAAlfN+lpyFqA/jzudD+ax0ZXRZ1yhGYnjAy1KkAj98+rVy0PoWqkmDb27H/qIcRSUilMH",
+	"tuD1YWnGarcbMgdKkUkoB3xD2D5MPtJSfRuR21Sfk1fN2wwXkYSXxjr60EcY6Z/NkIG8GUCjYN+URB6Z",
+	"DFA4BPIDtgFGiNbnUEynRPcyQ6cxVnrXg5iHNyTKR9fgSQXXp68hZL56q3GeKVAKvm5NE5tqFLz+eide",
+	"rWH7GuSePWHMiVKpzGtKl1bhatlG1FRvwELoHfApEUif/JUZgXE1ADBC5+O8s+SZCAlAXfBMkX0UcWKO",
+	"nNxSqcBteEhizsamwIutSm03b9GAqAmPBnoO694Fs5y4WfTAZjiJhpkyCGXCU6lEprcZqXD9+vO4c15d",
+	"pcVFIIgS/Obg6GBOaaFm/LIhFaqJ0o81BykKvihbU4txZHMCBnnKq6CNSGSS22rssIFouZdG27AwM17+",
+	"sAzuAGWNLYa3cbdjyvwD3bdXoFJtm7JBJkm+bZyfax7GK3FCUFCp8m0K1UKlOMrQKKbjiT0T29+kJcRi",
+	"DGN3jypXG75AInWGuugF/dl0XiiCjP487vW8vm30MSNirpEjxWpSU0kZqiCLLCYXpdLJEhEcTrziyeUE",
+	"2bmLVi2QTEny0mIWAbK87jls2joW9I5NuRQzUWE39sfOk8vVvyHbrlXbRT4Eb1K8u9Dr7TUtVTvPx2Ku",
+	"xjoa0ylUb4l8pKqrp24JmJ+BpkQE8m2aEe3weTnvci6a0SJNWih1XxrUJJyoVNN3g5eL6ec+rbk3FIyf",
+	"Z18fZFr0oSNamUI3ONANqtNYYOTjFg3LM0CpqoHmxgAZjxnn80ATYNjg6GPL4+S1BlAlmtAeYgFtr0pO",
+	"CbHgbpLIrbhm6D5S+IawNsrYDeMzBoR4zy9FfigIBpYdpHoflA04i+fBvobpWaeTZ0A0dbzB31Y3PAAZ",
+	"gLKxxX2niLvYx9JKHX7RIjbSnT4EQA4yJrPUpCUodbTfnd1dTIkssasYh5ZeeC5N1LHhvVz01Zo9F/Oi",
+	"5HkpAGff8Z9KIld/JY7ww+0ntyFMAB/wLU2yBMUgpVpgFNGtGROaVJUOD5dyRr9787y2bJIlwFhZ/m9B",
+	"A+yMc5RgNndwKPj95etnWjC4QOBw9YYoMT+4HCkiAiczmfiBnCCfgJyWMeK85kaYxpkgFxaqmSRGNBmP",
+	"HTH0D4BGhWBAtRKutwQrPQFZDJyWU+KSf5mbm5+11vmBeVMmFY5jGw6lN2N1en0DHRJAZjA7EuS3AITS",
+	"vJ6OM0Gi/WIpxtlNL8KxKuuL6JZgWCskWxVTUsBxr/DISwUfkrrKFXBtlmuwdUloL/OWLrvGIfpVi9gL",
+	"LLKthQycalq5lru1ajSIpVVAK/qV99HRZVhA2Z7i3Apy8fkrqoa+wOGEMlIsAeYzasyeVjIqtpyczWxa",
+	"T9SaAR0k6vQsUHDeEJlyVud1+5RNScyN363J5co4O+jd3mohEvosqRe8TnG0VX4rC666O3rrnDYoQjiz",
+	"dmkw2vZRQKZbz96uh+x0r6edTzdReHb+Kfz4ODzu3OBoSKYMr7Sr6a6b2tV+NTToDXCmOjP13BPFTbos",
+	"X+N1imECHr2FHdOjxQNLVMA9jUUxZVArzLKjEY2VrRKQy3QDrLxOVoksVSfwaT3MBhx3sNyZ9TeCYzVZ",
+	"5rFrvho11dKkRaxbFx3Ob7ysDI4G2vTlPsj4zXpb+4r48H/Obmodn59GvZOT7jkyDuFGjX7z6xN01jl6",
+	"XOcXEY/rtjLmgqpJ4q/3afTLVb1JIxTTmoyCmZiScn9YWO0IN3UheL8TE0AH2sINjZwpAognvyFMan4k",
+	"6ZjJuoC6xUnqXMX1JNV3kVe/v65dZVZHuN7JUl9J693Fb5fW3bwh8zbQhdPjTMTA73mmUKpZ3WJ40VHp",
+	"pv95efAf+OBT5+B8cPDh8/FRgxSMGgrmyPSiDOjbgAZmg0twrQbh/3n16iX6FxkiDcMrkmfdviFz57ah",
+	"xb7CJlRzmXTbxuZ2jfJrKg5UN6uHr9vRc8pufrXk+qseJmPKbg4d4YcXSdA8CCORCZrSWq37/qCPkgtb",
+	"/M5fI0uQvMdnyHq4LH9/LJ/wXUz4ekZnu89FxaZHZ4sE+FFzZkYcx69Grf6fjWoM6Ok/tDeq3ABmKyxz",
+	"Je2Qmt0vksXacDUInaRjqgXwu4Wp1Vn4Taqzomy9B5J1Z/1imZj+1tM1bWFCAVV6wRyiT3+x/jx43dCH",
+	"ru1TEflW5Oa9SwEf/6VqcJfH8fV9PGy8y0NWM5d1e91WHk2ZSPdRELObbUvweshO97o3vU2up51oNOzc",
+	"TiaTCI97p5/OH6+U4HXXTY9vKX5f+hHLBO1dvbjSIu6LF1f7h+itI5kmtjSwtoiBM1HhNCVYaDqgJmSO",
+	"hiTkCUEa37ZdUqhBMaHlty4vClcyHOWvH21ERwiz+f1fovUFjxw5RZdevBHYuCZYLquDdFGtLU6lPhO9",
+	"P3s2uc2mqItIFdpz4/VOTlDImabtUB8UpVioBbn56LzTbfLiG1Yc5Rrc+aqvRKMgQHeS91Zfsnb614LI",
+	"vNB73rTpZGuBZ1JGNYfcL3n7L1paCjlkmmrW96lrnle+XL/jQrvfynbLFKW55FK2SBjppcGatxDV9ZVc",
+	"CgoiEjpdA2teXGjfvLgVmJerddXX6dRsIA/KdsXYNBnaYrFOjPIn2uIu27Kdm5TYarBhppqTkglmEckr",
+	"xlvCub21NEo57Yp/FRmnG3jB2E7LPWDyHMQFkVlS1DNnphVqXvKiyamNh1K5trUmWrSO7tcy7pJHGa7h",
+	"3j+s53R7fVyE4wGOC32VscKJHjlPC/olKcS/IyW+92BGC8e2/gL2igVg3qPNYkESqAmzsJ8qYuayanHu",
+	"zCEPhPnrw3Kl4qknddRIto5MFD5allpAJMcSvuJWMpaJVoayUPZWLmG5qeYy3yxlBZL/98BgheyjwJf3",
+	"As15a65C2yg/tk2tMuR3NG2DnRa004J2WtBOC9ppQTstaKcFfSdakFV4PEUm14tKNHuFqPUrXKWtSNtW",
+	"UqgXtYsru5Oxl8vYtj7bvQvY654N7Hr6KEjkeNvvBXrITvdaRUfy+mzy8fR62OuOTkfJSVd2Tj+tfC/Q",
+	"Xe/4XrAuiM42u5f4Of9t87sJnbOLumPUHIvqEtGXglgDtOfc0v+Rp3mvuEKbrO9ecXxWtAxGgifBBRrT",
+	"qe5QGVvxMYE5jcexHkGPBH20vHzc6x2iQFNI88FTV+C7A9gh+pf1RMHWxbztOxb/JA0GeC7Vha84qIF7",
+	"jDPS1/Mtesfvr1WbqjkRYmKiWKCV8QkqFJyQJ0SaB62m2UgLjauILlyjdzXVadrL1Be0ZwNXrDeYgc2C",
+	"D/T+QhnWRZfPduv2ALzcDuzv1VE21U9qAka9csAbxlneTV5cKkRdWempbNdwQD7toAjPJcITgqP9i1Ij",
+	"Kv0goaLQErsz95JEKcrGjQUb1zyvu/vVSSrsyG+sdL0VEcWJ6kZIqQjktqKUabGTVFZLKg5O9y+rXBGm",
+	"tnL4WmtYYQheqibs0GA5GmiYPgQKFMRok0xJRBwUua3NEIsHahLDGz+ZWtPvG5LGOCQmLvDdm+cuXhLU",
+	"5+EcYaQgYjmywVjgDrkXPIoffQ55RL4EtRlbV5C8ZW7bTkSFyNJD9Mpicb9E+w/eZ53OEUGBqd/s/SBd",
+	"HT7/F+X9s7ARo/90RuLgon50V2A6OETPKnYNyDkV5KS25DXsRvLrS8u8Sp80WbyLlwavYrVX0XoF7clh",
+	"+LYWma9eXLWtT1Dhu+5QxBhkc+lMt0u4IDb21MvsvcTALxPI0ZnIJesqJIV6HC4lUz3prC0e3fqdzA+m",
+	"OM4ISjEVEknFhR9JZRDrEF1aCeKkY3yW+QhB9vvjstD2KiXs8vUzdHTYcfF+LobZODv/ZCPRLnKXfyJM",
+	"WnGJqNq/QLAYc/5mzTAXzqf35yvphJ9boUiApLaOe1ZE9UFz0qm5La+8ihX1jwQxGeMYEaaomiPObCj0",
+	"kExwXIoXtXFkRB6ipxCTY+KjqEQsi2MrTqWCT2lUKxmYFGnryLu/3kvb5Uu76Ruv39t77w0bpHV4dvUK",
+	"HXVPT/O8Diaq1+R6sP/UQuXHDAt3NL7TagMr2JIUcr9y4QI09JYwo1BhhSFoj7i5gDMylFSRnySKeII1",
+	"deU2JhQjE1hrcvbbXlTm1sSNMyXTSGPDiNZlOPkDrpKFR9EQ7al5SkNIiY0Zevrs5f5dCk0XAw4co21m",
+	"GfcP/lk+iDEKfmgyMYsyaVHkDjO63o3mKodF1aKD5DFkpkgFJYpDrUL07gqZnk633nt62D093jduypbc",
+	"yyo2KHKrFlTIBosUZAzlR/hokMeP1nF9aKWZvcHFhSI5OdFoqov7cDXDl7Xx5YvPlfOiMteyXIhA8pj1",
+	"afcKeeVcAZu0J5p43SkLjlQ8vBmQW5NO8m5YdaXHeOqGaIRaZlo5T4a8MaGBIHwa3hCBTMfqA2gT0nb3",
+	"29r8jloKuDR2yn53xMlHwy2Un69K65Y3+f47js0Uefg9SrpI3DyqUyUKS+7fImovYFoFB3JNwgHvwxoZ",
+	"4bJg0wsh1PpDHXR/kgucccGFoOKxtRE/LvItXaCIjHAWK+lU0Mo6bOM7MOeYMtJdloBVf+z7qTylEoSo",
+	"O5EGPVavRuomIWeRnQmnWCjITqCZQUbV3XJxQfqO2qI4T0DYE8i1uFuqr1ri+lKT1Vw4ccKIvS8kWjxC",
+	"j/7eOetYyqXCMWQBqaEP8BEQ6C60zVzFpTX/BDIN7rDuhRR0jn4YZHS44h1knsvM33C+xIaX+06vGZvd",
+	"/29+3+/tft/jfd7y/f2G93Wb93Ob93Hx/q28L0urXb0mQlq9zNpAJdRAzNOJaTkSUpqAeIyHPDN+eMNM",
+	"5pkEVvPIJvnG/bKQetoUlnV4P/WpoHYt2787jV6XnHxvhBMaz79ihqqPduXQKuk4QX1CRiy8i4qkqIrv",
+	"KvRC10UHrn/yIYJhG7ltQcsBZPKrCch3QxkbXgB/w6NuAD2Cr+dXa6tNVfIYG4CV1/2h2RW8WxGAbdzS",
+	"bd7K+6gNsO5abv8arr12G71qevdow9tzHxdgQwZRMTXVugstkZh825lnMXN2ckLrq2/Wmp0WC5bbLw0N",
+	"M3nR0rGgYRarDGqT4kzxhNuC00PMbsz7Q8iZVCJz8UT6n1likvJ49UkhY7TgjIYSJiBiDIoxG1NGiHVb",
+	"GGlUTPiUsvHAjTMYcx5JoCoMs5BiQ2GYIuEErhCPoETukEyJMHH/Yz4lgtnqphNI22PLq064TKlyojNl",
+	"MhOYhfrLNZmR2MjaZIzNXWTZCIcqs4tLSEQheTDkwRKDVPAR1TNwGsMKxlgvkzObvEh/J1ICaXKlV3UD",
+	"gWeDBCsiKI7h3wTHAwKPBvCvmI6dbq8MVdBbZTzmADGlIcmTJGPWpAdBVwIzmXKhHLiVwFMSr8WYr62l",
+	"Yj4MXSTHHZ4OLuPYr7ri/JgudHdTpqWN8MbFWe7+uFC4t9z9icEf4yEeGio5fz587tU79X2j94bNudy9",
+	"PTg0eWC467NC+dFg86eCmoeADRnn92yjf3ibfAMb/B0t7/dnV19qR9/Men7vtvENxaI3SzT0S6uabyqW",
+	"jAQNNSvGEjgy1jcIx/A3yTQjAL1DUTbACbFtM4lNKX3McITXcsbyka844niOlMARiapn7RDNMEK3OcAc",
+	"TR1Np9K2EnKrd5PAf6X+7/BI/wd0p6Ekpg68vpQhtLxO4b/w4Ubcgl2QgUlQRvgjiCogibA5NGHwXw7D",
+	"Gxm53ZJkcqP/b6x/lNK+F+j/zuCXT/CTgsWoGfxjWsoDVw+9t06EXyaC18vAZQ3pwnopG+m8DRmt7S3S",
+	"Q1Anww8K8T0vXkT0HsIRz4Pdud7tONHrT/VfWgIFA1TGJIlziKzdWK1YD7TqwMo9aomMXy6uNOBpVVKN",
+	"49CcWSFaplgoRoSc0BRkHDrFigxCLlKePwHZ4v7lHyWPyaB4MK7d1+uS2/xCgkbJhfFEMYluUwjIBIJu",
+	"JDURGZPfSo9/Rm7VIITBFid5leKPGUHmc54yWXdBezyOiNiHWS9QiiWkc8QSBdhkT0YvsziXTSCsFRa4",
+	"kA+3iZVIkCnlmdxwna4b2tMgqF3rkIy4IJXFWs/4u622YnHxwbu4kTpbyspyNZf1meFdum8WmTxQuW9B",
+	"4bzGIqRlrzpbv83wvYE888R10RK0y0fvYpqb56jLJCny2bsEdc1Dm8OUbZ4lrUnEroXxDEsvPmIbIbu7",
+	"ekHbrBdUrg6UP7R5cYM5apfRdG3yE2/6S1s04S13SP9VXtu+5e3QFWQYKD5w64MkpKUiELPcgdOWbijK",
+	"KTykG/d6mHznzt1rQX+PHt8Ngbc8jel6vPmbE/YdaX3IUmxLSesa5H/ioWRFnnV1RrxCH6ZWm0cLL6Cs",
+	"ADOyWjwHSS/i+v7R0Ja+cZXEbRUin1Sufr710tI3C353Ky5iEYs4+Ab5qmxvjYp1J7C4nDWgBRtTXSTw",
+	"ikfUPgr+EbTLBfLAmSIbgtmYiLyaDeMozVioskJVykOf/9E97p6cnJx0ur2jxWdZ72K/f/+PP7sH5x/e",
+	"v48+n7a7x/VXuXxRV0Z0+5vroyBl247qTtmg073udB+n7OxkepNes/PzRJ6cHJFh8rFyxc9Le70DDfM2",
+	"vi6u22t6L7Hd1YDQ7ya+ewnxq62lAJheLqglEEYnB6coomOqvDJTyxC601mJ0HsLGP2f+q+T9umX/XVH",
+	"/NqqFlsol++0FITzu4CRTElIRzQsCw8B2hsJnhjt0VXJAgOCCVqHwmCCYPD8CcxPyESK7QUxVlRlEbFh",
+	"7UHM2dj80LeWASw0BnoDe0TZTHCd6QauVuZeAC0CGy9vS48F+0X8umnYriwsryeIvTJjqSAjeov2zo6O",
+	"2ujs+LiNzk5O2ujs9LSNzh4/bqOzs7MLqNFFZV6TSzOSfTTM5uWxHN2DirhsriaUjRGJAcZmU5yRQxRY",
+	"2hmUnK6Cd1dBG4pepQqA4mDYRrMJEaQErEKjt+kGHDmm0tQiQxmLiZTeXBLPaxT5HDp1YUOCkAOD9LqZ",
+	"VwvVPyE4IAtF+FjAQ++2dEeOuycVoa5C6qPPR8syledvbqtj2k2zL8ZUrNGszgHCfHEGEYOpiusDLUHZ",
+	"36ZJpsZQREKaQIWpsSBEXixgdWnHR48PHz8+Pvc1FZ6ZyjW2pFmrf97xcg0dnBekkuWkNB+9ZjPu01Z3",
+	"4+5saTMH3V7v8Lh7frxyO92z0n7gnwsb+iqReOuuKZtJwI4G55LwKn5TarzUcyQ/lJwqH/olD8GfBYea",
+	"MrhybnntzmGmkCCjooomZJhYUS6xVIBDo4S+bo6Ittqtomu9fbmiCizdU6Us5R4U24WdwOonWJDI1Ni1",
+	"lH6DhWnOlvB163sHngZbYJXGZSFnlIdeQU0aBc7QonlBrWKxzgBTUZqbagDbvUV1ePzGlcSqe2+2n9oG",
+	"62aatUK2wgmB+sqLu4ToWP1XdffGaW9VNLBDCygoCNm+TB7TbEUe04p5B4eTPFMkjnCqiNA3SUOnjwJb",
+	"ynAvr2rJOAo5Yyb/4H4bBUNTi1WLHHbWAFy6rl68fo2GlEX7tZUCtYCqNYdFCAb8xkpArk3jkmGavtoa",
+	"jTVHE4B9DBI8mLJ6eWPDIiDjT0ywqTmJ0zSmJLpAAWRTWVhSLDmEgxczmssNzyP5QHsROFQhjAQ3VZyz",
+	"dCxwREq32i5Ma6p6rvW2sxx6pR23C5ypk/Y3qtYGNTGZKVkJSHDHem1th98fau9RyEV9Mt1LeGFBwrW4",
+	"QBGfsZhjyGLqStYGj/IG8tHn/O8Bjb48GlFL1KvXKo7XU5M4bvzAkc/qJyW9eyLSbJknyy+Zq2PKkITw",
+	"Crk+G+N6ypmfgSGdzcw1eSdnpamzuuRbaRug+6kHVz8Z5MM/4VrCUl+Z2ic/ocPQjQcvA2UMK2H6g70E",
+	"LNnqd27+r4HoPRr8V8FouZW/7tS/jhx827vZ5IqthN46+1/5OgDzD7dtAtRDdrrXjx9/OrpOhSJ4dNSb",
+	"hfL6bD4d9XorEzvqrpsaAfO9rzMB5g3vxQBY8LnvyvxXpeI1mYl5SKTUYDFpXgBPCoq5JMtNmncDD/nl",
+	"BKLdWsyYV3NIldL4ZXeNtq39jyV4woKZMrc31ZonjRnO2LfLBv2oqeWyYp5eYbn8z9Wm63rD5ipTLDrR",
+	"619ndD0763Uq1+l0waSk11c7/1t+Q77aWx5wpah4WnOFLPEaWIppNguGv1b/XN+NBV9oGoGvvUEAGLZK",
+	"cZ215QgyReYEuHuySIHrNDvY+fLS3Lak6UFMp+A/oBfgPKRIMiSRUS2Ly7q4a+hUE75Jx4xE6J//eov2",
+	"oLzw/oVxNJ9reddYnx4dzkgcH0Bh50fXsxt5eC05q74HH3fOT9cWKYdFfKgFQBz/KghZ/rj4h+/+XjFs",
+	"mov0E6Q9RZpJ1BWw9wZbUNH5bNEpNpNE+nX7akoB1225CYOt7tYWb2RhnEWkec2KhWHMABVqv0jrXaZS",
+	"Cde2PJ//TtLp1XnzF0Of1LARz/Q3uMN7PnhfhvNBymMazge1hU1fmzbItLljadOmKkcVxl6edCISabyd",
+	"OTOUStYv+K1uadz38pZ3XnYmyUCj+OZo8k6SJ1p5L6PH8ZoCziDwVY/V06mK9ZQJ5yKaeRhee9ArQNqE",
+	"ZKyTMwty4Qx8fRSo0dZlTT1kp3vdO5pG45Ea9UYfux87p8fD4eh2ehOtlDV1101lzWVEoE7qNBRxvgwe",
+	"1jncRhQV8YlkMMbLJKnq9Osk3mr7exF8F7jJdyX/Vle3FYln8TRBQljkkhU59hAF7lYGEKc91CJFquYP",
+	"yUITynKmU5sn7q/HGBPKls/zF+KSPw6XW3EilWu8yO2+Gya3TGW+KvTkRUpQouahjS33stZasyisfSDI",
+	"lJIZREbrRawh+w7aNRTfyeJNVqVmfDDCoeJigDM1IUzRPKjd2e8YV7kCoBedScUTIgY26lxzZhNxbpP0",
+	"zqs9RgJn0QDHRCg99dSGrtPxhIiBH0Z/0+2V/p1gcUOUsSuk5j1lMOXFD1SvNi6ihGwc+gAzxjMWEht6",
+	"JEmY6SXaJdSB9Z2sN0WYWC00m3BLU8uK37tnnu6H9hhXCKMIy8mQYxGBNlxT72F9movGL/7raZjemSFe",
+	"61Jh3Nnz9i6+wOmEK15Pzy6nWGHRlIJtFlIERGVpBhfPc7dYXx11sEBdKfbqw++jIJNi24KuHrLTvR6f",
+	"Jkdq1pn0emcfpbhNpvIsOZ+tNqrqrpsKunqz66RL3eZeJEq4mN+VFKlXtAVfCkP7LZ5sk0askenuSgW+",
+	"r1u/+pZ7wFt2gtv3iYFzRJcbZ/PYnfTXBuP7FsqlXvwHVgsrZfMYztGp9ex0NvWFwAatlEEktVpVTNHm",
+	"vE+wzeq38iWwkZ8BPF3MsNyoTuJiVpTblAoiG0xlW6K9bgcllGWKSAThyIZU3XPspn+Gm5cgr3FmbGZl",
+	"9Kdd5dtQye1WRot6R4cS7D+sQdsnGn3qvMtkFttYHsAwUPP0kRmyE5XQeRF9BfTfBAiwEDOtXuO0crWa",
+	"DrMARbuSyoiNwHK3BK4GqTWj1WPUZWmt9/UmJYpQKv5USGDd3tHxyem697ba17aFLLgRaQaGN/lZVuL3",
+	"MxXyxGp7sOZ8x57/FqjHXAgSGsyc4Ewa1dNgKYRNxeAPMzBHtEQBrVzU9RFGdYS3j4LpaOvxRnrITvda",
+	"TQQbnz7u3YzSIZkPiSRK3IzxSrlYd91ULvYhcSccfVuEyysOr97VbFMWhxex96uI4wqry1pUXGYHCVJX",
+	"SiivNIcEHU/sNaK5QyzaCxx+BfttdIRmgrMxtDLyUtEux9JgH3GBPL4EaSh0A0DdoOyNkNcOyvG4HuFr",
+	"sZvTcEkisUs0dR+NTMeZdaJ5AKfDYmotEejp/zoehzlMDV/3vTa/2iGqNFidC+Iaz0N/bStJWX4AmnQl",
+	"8dZJVxJr0nV+lvZ6Es+61x+Prk/JPD07/6hu56tJVxJvTrrcbtbp9XnDe1Hui9v2XWn4+bK2Umgyx5xS",
+	"qcmaG32BRkSFLvtbRDmaUoyC//30LSq5PdPoi4sh9NE/eFA/1noYfedurItHcY9erCsgtNyJtQZZ/mI+",
+	"rN+Q2tedgr2G+Q0uw+BnHtlH+Zm9ru4NA+399vbta/T61dXbvP4nZyM6zgSJEGFRyilT+xcoonrARNMT",
+	"wwtMzO0h5GbLP5nEWwlOUxv9AHIDYZHe3fITfKobPLUPJvn7DU5TwaeretrkCrbdwgARgdcok49k9Ri/",
+	"FE3zYUweu0OeasZK2Yq6yrrdK93sGavvzTPVpPurTHn982rNh+4BrUFl5yemqRsmpuzm0LHwZf2fU3bz",
+	"q23jOroyp0VFytWlW39x7aoD2DKWq3v/Co2qXXPqtbpzmX21yxVa1xVvZjnE1+f+uXPWI/9Oe6EFm8VO",
+	"aEl/kbBvxLfM275x0nkJFlNDSb60W5yRBuUOFsD2pd2oQwU7GvbysaJhl+p278Ld13arJzxNey2QmrUd",
+	"awjMJn1yqrKuUwNEbjBvPSla13GRBq2HZ4lxrGu+7FZ9+fDlS/F2fqVbG/FjSLAg4jLTItmC5vD6Gboh",
+	"uct2KrhmxH0UyJuBxvTB4eFhgPb0n6DT698jknD7u/6zb3Mxupi/+ihpk3pCc1nYB9RRhnUV6s5EqbT1",
+	"5Qv4MY14jevGjKrQvtRDMgxJ4tHBhEsFb/uuLEbhQoX07vauXlw9evHiqm0k+HbuVqFVI5M/qf2e+VYc",
+	"2XbShdxvoxkV5ACS6Sqqp8kTPtucyleZGBM90+F79p79l/+CLkt+Ge/ZFWERCi5NeuhP1pz2M+wdQSnm",
+	"8PL1s8HvT/9t6jIHiDMb/6rlKa262dwa3qSp4EMi28irUI0wi96zpT7o6DmdmhLASCosnMu6O+bgwhwW",
+	"NNjLTznYB1c3yD8F9i7vkN+zmlPeC0ACe2SlcPnocyGPf3nkMnQG7byicO+kyNuZEuG87fZdGV8Lg/cs",
+	"yaQCVxkt5105YMM1ZXBq79kBgpuqTx6WEUgbmYx6ne4FaGZBGwWvL98++U3/8cvT50/fPg1M2hMImF7s",
+	"1znU45q1MM4Oere3SNj4A6jW8fl9iwjBxftWH31+D7j8vtVG7x33Nv+IoHrC+9b//PIluECSmKwowVPd",
+	"M3ApEcAPMY6RjLOxhHnfMThIU6fce6N0LkdoD7ImTHFMIxOrAWsJ9g/Rzzyi1kIX04Qqk0+xi17Qn2Ho",
+	"51Qqk3PFZbF95DLE2tyyxkctgN4B2useaD3fpX5BvZP9im2hAJSBos38AHE/wbOIJClXhIXzg9/JPIAi",
+	"AhphesdoggRJYzxHM8oiPtuHkd5gZVcOeOEI1Z4J6hhm4Q1RxWq6nY5DFflIttEwExq5Op39PjrunVts",
+	"f0OUmB9cmpy9xXLz8zTh2RIF//fgjRns4FkUOFyzqol8b1iIga3eqQEt6MhWz5C+8lGk6AXi2kZYon9e",
+	"vXppFkVucaggvVsm7BH337OguDYaU21aoCBXZPU/tCYboL0cmXzVKccp9/4U/PfS71ID+Tc4Aon2rhRm",
+	"kSarbov7fQ2dwJLBA+rC68EG8JNEAZmqQYBo1EaW+uJQcCmRIEpD8KLUvVh1H71j9Napr47rOB2u3EvS",
+	"McMqEyToo2DabQfoH2CgOz3e++3F5ZODq98ueyenezdkri/Y52KtXw4/L8z85fCzvkNf3rf2911eIo1O",
+	"VL5nyFRVgqEPIqLJaYRSTSPt+oLZREKopSShIErf3ykROEYyxSE5kCTFArTJfMkS5XkFTB8kuKmGYvYo",
+	"p6G3P81HXT7J/T4K1P/4nDF6+6U97f6PzxNyi+r2q7wtfTE4eok0dbKkSyMXZah7giTCoSYjMYnG1iUu",
+	"hziCROMzqomZMhHW+gAj+5J8gmQbnaCEsjY66pj/76GJ/m3Sfs+6HTQBDNN/HKJfnC6uubNCMcFSIc40",
+	"06UMYTY3abovkCAmDbq5Qoyr3Dh7+J6BshcSG99l/CFaL569bbVb4J4AcoLsP3rEU8Ikz0RIDrkYP7Kd",
+	"5CPdtijcVBIbLl8/M+8M0ogU3cPOYQe0hpQwnNJWv3V02Dk8ApujmoD4VM9R9ZcxqTFRwM3+Fxmi38kc",
+	"XZEciZ5GvZOT7rnj4MBoTSZrOmZeHJ7Meaj+TT76rP8PuKf5rGn7S47K3p9arsqLbDzTytT/JuqfsxtT",
+	"0cdQN9hMr9Mxj6kQvQA2xzSN7SiP3Ma8ov56naBN4Xjc6rcg9A3M9FP4F+yp1W7dQOH/m67+U81b/dar",
+	"318bd+BWvyXpuNVu3Wp4dz/++/Lfv98+EaM/rgaP387/9X9+ezV+PAmnr3FKX8Ri9gzj1+Fv795wLc9a",
+	"YXGtcRN2CpJjRWLMwhAKpX1pt447R8uGySH06FcuhjSKCARCnBhYre7xjCkiGI6Bk7d8CbzV//NDuyWz",
+	"JMFCQ+SdJOLAcC995Jo6AHDbLYXHGsatq7lUJGmBHJ9LUEsRzTLwIkJBVqT4MntGe1iEE4iLzNtbD2yT",
+	"AqaMP3r0S7cESP1vfaiWqtZFk0fAYZcqMl7Dn0HgaNLyuZYEoCbh1+GzsZX/+bk1FJi5ai+tX96i14KE",
+	"VJMFLcDzljGdtnAYKnijTo8jGX08jcjJKcYdNUp65ATqYSwbAe05x2t03NvX8PUCPipVofIkca13V3l9",
+	"3X6re9R7jP6gjKArlZfb7bMsjv3iq63nXKJLNibGq37FjkplTlvnnU7vrKjO2289uawUmrIPq62IJ/8r",
+	"UqkbDmeKH4Y8KXvm9lu/8IQyGpZ8dPutt1wQZaYvvYG3/tE96h0V0duOXJtiGaXaeXrHfio9AyW7OgMO",
+	"v0ZTq9s7ODo+OX18dl5T17wPxev88kjlUnKVskdm+PpaRn/WlHFZqCRUgxnPnz9ZLI3ed/VRytV8zPx2",
+	"5aYmR15NJ+eEdYdjX3UGn/So/dalKT3z6DmXA4cs+jaVn+lKBTLM1Av1KOA0GpNmS0Pg3bKGQhcvl44o",
+	"WWLdXU963zFbc+kTie5G4Y97vSbT2HwJWs59ClVVTN/z9X3fcv4Cs7lVJuTXcJWcj2hQ5tDyuEdOrT/Y",
+	"isY1eafBkAUKmSumsYc9ewnQxH0trHlsxHEVq4Etsgozqp1+Y17hKYa/k7ml8ACun3k034y4r6XpD0is",
+	"l9HnvwwRXqS42yOy90FP74lGbkjozGVwNRfLr6JKZOTLggDT3TKO7+SWndzyg8stG97JOsHj7YS4XIB5",
+	"hLcRIhqw559xZFn6QwornQYCxxPORjE1rhTH3QZT2H285fw5Fqac5F9SKnpiw7NyyaZeMvI16/LbBM4i",
+	"SlhIGincri0IrqxIdVX1tavRqfNpfkSl2veNbfU6vZODTvege/K2e9bvHPc7J/+R86cs0uyJjEJBhqPZ",
+	"zUny+OPJDTlOeng8PS3YwR/PXiPHjx5IYbEHtExjKduUHujmH6/v8ZKrXyGn8F9br/GuR359899Asylf",
+	"moo6abUakykOXJ1SrCYFPpW8A8uS2YZMBXzePqzVtCBqLzJFK/nI1RS1pt+hFjgkCjFDSlNftVS5siD4",
+	"ptpV/ZXc9F7du4B83zRo0w2vlT5su+9e/NiUCO3klWbySnG36yjeConFFZ4Z+BrKOvnF1QwDAqQpz5AU",
+	"hT8v8s8TEoN3LGZzzoh5pyNTiJ0daS3hEBJU+fmSJIKwtrzgzpLCNPBeeHZ2ZkuvEIn2/FI3ksTwMMgZ",
+	"2b8oFcGxpWwWa0bY/DOMq0EOkgDtlWreHKKXHMrcGr/ffu7WEOJU+nVQ+QiZ0Ee5RH5zM3g+ZjWy3Kpy",
+	"GTlr+pgRMS/ojHVWvyNXqlmXK/SxwJxszR1r2HOuO86XInh3ZSK06hbplFl/XTiOG7hc5iVuPrSLNKJG",
+	"JV7w6G9W0mevVAVvv65kT90WitJB/iY2L+7zTQTssi3BM0q4VLjHPc8WBtVI9Dob9Dta6Nf8AbYO+3YC",
+	"9P2zFN2r22hrzzQqJYQpElU40RXBIpx4Zcz8nMu+HA5nixzJ+/5k8eWc0sjZDRR7K5BvrNX/bCb4EVX6",
+	"ojanNB4NQ1AcWr3Of9OyADgsDgW+IeiaD6Up0zIj5OYQvSFpPEdXb1+9RoojnirEM4BfEwndC9c4a7dc",
+	"7EXXiu5DCdZtlpL5dJwO01FveBydTyN52z2deKT+KgUvLImh1NfHjGQwYAfCGGhKza66vU67JQlbvSIT",
+	"hXGkm97QNLXLcWkrWjYJ+oPYKADddvT1Wxgohu6mO6por/5fxzRxBd76mpRbD2V9O53Dub0UENuoeID2",
+	"nIt8brloFzaaCxRlhogQLZcnfKo1CAgUO+CZKowd9sLstxHjM0jvr1BgL1xwiACEhRt4iIWYowAg7eJk",
+	"64wi0O3bvjd/NSnU2tJiJYNa6lVDoE7fds77nU6/0/kPqDmn8bFSnzhUkGR59KkTnXxS896naNYR3fH4",
+	"4+PrDpSkWmMF+bAZUbpHu863Z0SdghF1tsKIGvKh8jEbPuSzoY7PhsIJibLYUPINDm6dlQpu485E9Xc0",
+	"UZmzr2N5yyXuEMdxE4Eb2m0ubz+B4X/IF7TCjaEJdXKuDgnF/8sOV+fi8IJiZ/VeyxDqnSD8nIKhSCA7",
+	"QOu4Z3zn88hwm1mDZwoqTQ4iCsgc5V8WfCk8ZlXKfnDcq2GOwNHMLnAMCVhu5dFxMun22ONecn46mhxP",
+	"RtPuKWyWUUXXwm8hwfjaIvg5pS3Cnw3rLTPxh1AD9C3YaQHfQgsILf1xFNHQo7+SSSSPgm1EpG3buxBq",
+	"N80PSqy1NDYYxXymGaZ7JAQZk0K6UsiOZiLBhvwWceNaaxOfoxEXiVaGVjhEPbJtm8urpaQxC05cJljb",
+	"LUCQhDIIAjS1/6GOb/7aieDeQH0CPORQsDvF1BT6NWTYUEucXKdHt6P0aMjOrhkmZBqOo8cnfo7//p+Q",
+	"wgPqzOo/bB0ARwkXCkr82fo3z2x42MzolOCXzAs9EV6aFjZ4iH4FfY6FczTFghJ5iF7I8fus0+md6pND",
+	"wrzMp2k8X6Eb/EbRnzkc9PX80EZzngmtnualSCG2M6XhTZYe6p3V1ZtY5e32yHbw+YpfWkCFhitZb7ql",
+	"JSZWzgHdSrUZvDRJK4sFfGi3pjzOEvMmMHsgpubVx9kxtgdnbAW9Lpib++2vY+R6Y91ZpVfAPg/Etov4",
+	"SZaq3csLGwLrVN4gv4kmRcCQhDwhEgWmNAgkajCpnXCM9kx6tGAh6VOwf4j+BdHn5jIHbUSTlAsTF09u",
+	"zYHEc1R44BYr3jvpdCs1v+PYphrFjHG1v8w4lld0+pb2sYfmjw/G++q42o6FfXv+tCmTuU83tJ1suJMN",
+	"/06y4aZ3b53FuSh/tTM6/9BG5204seS26m7nl+dPctxZIsWuMIvYJ8smVhH3urm5UcRN8ncNAfmxrNYb",
+	"7dlQa3+bLhCw2OUwOv4YTWazefpxeCyvsRjN2Iicl3fpeGO+wfKejEZ1ly0dP4yab+7ATsv/Jlp+QYBy",
+	"8uh++ivG2LgcxUjLD777ohbGMkY/ZsRPLoj2jjvnKAgtjw2Mhk0VIreaui/Xqe3b3LdUqTcinRsTxTXP",
+	"cxtd7W8c4vODvYxuBPq1orW9LzvJ+u/ozhHmZKyG+K8UjfOMyA3l46L9nYRkb7qdq8ePRtDMCtlUr/B6",
+	"1mPHRyfT697xRxUNj8Le7KMYjluLRQUbuWiUhWIHF0wZiimkqqhZlMnlUQp/eSAxOMfynSz8jWThEp3x",
+	"aKL3+1/JtcMZQRvQ6NxeuoI8txFPTQ2lGEIGtXRdKupRS75fuEV8P5R7IarwFYvnJRCAz3B1b/VRkEUb",
+	"c6KbX3en3NxLnI6llFiBe3LnNDydnCafhsl0dnLz+PQ6vQnZiSooHk3wmCwk2AU6OOFS9c+Oj48eeTM8",
+	"Wj3woxGNCbBK58TvyKX12f73CmP5/1cpGuPgsWOV3zGr3NCXflmrc2gFuaHNFXUwg6JgIYcIq35rLJPH",
+	"7uQSOYZEZ9GRvD6bfDy9Hva6o9NRctKVndNPlTOC/NPmlLq9I1N3mIztpeka3/pla3v8H/5LTBEWkMMi",
+	"SR4mQ40lrTtx4VuIC0nB15ykkLO6v1AMmOKClEQAeOOFuBSJqAJybCMaL5AgKhNMol6na9IumFuAAhPH",
+	"EqA9qAzjIk+sPS0P8NJE3qYUHWUqE2S/nCpekJQLW4wN0u37da+CdvHv/M4Zf5ygXJkrMNUJavI2XBEW",
+	"2UP6HsLFvoL51bCvNbxj6ecO5L1fSRw3pUgPGvy1Eyx2gkUhWHxDkcFJBDaor0gTkmyQLMqRpyWGWzM2",
+	"0NmczO470r0z4/6dzLhXpux8kvOzGjFkuW1gk0xRRW6gO5hvV6dH+hGst3kxTZ87DXJy4ApvNnSH+1KU",
+	"ex00c59rnOfugUh124eJYcqlHdmfNlt1L0q6t6E8mZ3fdk6S3tnj28nJ9QgvWbWZwlvu2fHxwnIVj+PB",
+	"SBDyIMraLiHSN1bY/qrZjJapbq9trj7ILWqcHCpxDYfoasKFghxp0sYJlLL82aqBUreCRGiQO89+hux5",
+	"+xfF6JAokEoo01UkidpT+IawNspMhcI2ZPVgkKTP9Guj2YSGE1M70uXiGwrKxhJq8i1L3HeIAg3RwJX2",
+	"k662nvPoYIgqicydxTEyRejbiByOD1Gwd9w92UcnJ5qsdDrBIbpkqFr3yM7uDsx9rskz4mDtXeJvqkAW",
+	"metcfrsaal2hypvTqXzX9+jAsXVGcf/sbXNALpPmi4voEkLuBPidh/MaD2d3KxEusbQVHG25FpDXcG+a",
+	"ogMVPTZXBd4Us/2YikAc70xJP1DmjrW8B16CyhuGBQgCB/T48aej61QogkdHvVkor8/m01GvV7+Ch9BB",
+	"8gu400C+hQYifPrniLVHFP9KviUOg5dwjTfwlCPb4G0d4hQPaUzVHCouqwkpqSmFiV5xKOxOFTzrGLXB",
+	"K3aeUCkpG2sNgzIodV5b7tbu4MqscA1In7i1UQIKBoRioj3N6uDxCg8lYcqmlE5jELkNOGvdQbzRSr4g",
+	"VJFErg+Ic3CCFxl8+8z06nZyGRQLgeGrVHPIbq21ni0wsdLC+5+NrDvICwJCa43WBoRwJq1+qSLYoavq",
+	"lMdpap6WSYWkwkKZ90LnUOI5nJiDhC2Yox4wQiKNtX+Wx7flxg5NcbFyObJDr3zWh1KYpCOwhtptdAUs",
+	"Au3I5AO6JsPtc3RBEwXKiFxe3PIvQixzS+Ngk2xLKq+r8BV5l97yOP5VEPJj51+qnHyacsqU1p682PUR",
+	"F0X1Fg3IxahwJ5qqEchvvaNpNB6pUW/0sfuxc3o8HI5upzdROWK9PuFDXWC4W0rfhIhjb5VU856EC8Fn",
+	"CCvU7eBkadT5h+Ui73Ij+dZjzu87yvzDQ8jD1cuxE4u/hVhcQ+c8gg/VZfQhob9i+qGrbJhQS8+nROT4",
+	"DYTc23lRdMYTjC8WGkjwxTKmdBCoMCuyEC3C0dr3C/aTMbMIk43oEgUVShKUjfzrFmgN6CDBGRdoEBKD",
+	"6qMBjo18P8GyNGi+TjdrYBXuoF1KusRFvss+KodsLgvRrF7tb2qu3yJ7+hsxngfgMXdlFPf4IrITZX48",
+	"UeauaLYufHeRku5ekP6WkbyLiLBWglqurWaymUsYtNtcI30nf1RPsNJ7zc+CYuaocCaFJmrj0+RIzTqT",
+	"Xu/soxS3yVSeJeezXuXF5tVPTzhj8KLnP9kIDgY/PNarMg7dilcIlfd+9AhPscJCPhrqhRymD1SRSJ/u",
+	"To36FmpUJst+Teae/RWzuOidOE2DJEMSReBpVAyMKPOIzjIVQAPgm4r9tfTgYW76Jtf1HoXZ754ibgKn",
+	"ddKYRtud/PW3lL8yWXLAcaR3uYzl24Lgav2VSsZhdGpL8EL1XeuW6TsjXdjELxHR+iDYh1C3gxLKMiDx",
+	"LEI4jvlMoiM0E5yNEVaKJGld0J4B8h8ewL4pUd9KeiZ/N/cbLKeBOoCThfJgjRySblMqiKxr0y05XE5H",
+	"oKqriWDj08e9m1E6JPMhkUSJm/G6kERPG09dxcy7gG+pb6UZtGR13VHnv1WAFPgd4BIGeET6jxIJXkms",
+	"OQ3BS6+JVlw03lw1/qOYaOcg+eM7SPZOvncHyYRKuS3vyO5jxzYS2Nb5WdrrSTzrXn88uj4l8/Ts/KO6",
+	"nYMAY13iBk28KR/CqpFfzJ1p41uYNqY+Xczpd/Hj9+4LRKMvhmWAJ9riI48JPJIet+gjQWIC0V0Q5OSK",
+	"L0cE3kHBUKI/FJ5BUJgm5uGNRKNMgI+lqeKwVx/ktG+S5DpfqyI6TBCpuCARUhPBs/EEuNrl62eH6I1N",
+	"/wEvwJVYqkWGZndlwdL6Wi4yFJhFjmYvvHc5monDEPJRqfQ4ktHH04icnGLcUaOkR06GR8WBL9a82Msf",
+	"uY57+xX/Qlif8T80q86YAvR8d9WCUhWk2+q3uke9x+gPygi6UvbnniNA4FCpL1O/9ZxLdMnGJAYf0RU7",
+	"0joYjl2c13mn0zsDMI6twewSiHDBTB2jjHjyv2qerKoM8xeeUEbDpexwgY8d9Y68oCiqwPoSEu7+NeAa",
+	"7SxtbVehVMp77vlr9lvd3sHR8cnp47Pzlv9lYF1ECQWrEYsyaYbTG0q4olNwNuVDGhfLNMMbGMkBHw1y",
+	"pNQ0I5PYvPRhhiPc+mBammJLS3ELPX/+BJgiD28G5DacYAbOrYxD1Jj5Xc6TIc+35yLGYg1d5xi78j1R",
+	"H6WiCRl80qP2W5cJETTEj55zOXDIsqkD6zLVaPHu7rjWdrmWpX0eQV/mwrrEe14JSsocAQ3naLXD+47E",
+	"7kjsjsR+exK70wXuiao6stiArH6dNrBFMzpW4WSRwL9LI/PWWTxiokuINPLjnWIyUihj5jZEFyjw6WVQ",
+	"iowiYkxqmIOZx+cPd81Yt441bPtimZVvYhvfMbsds9sxu2/L7H6cl5W/00OJobVruSrYtLzU35+9bGc0",
+	"+mJyfS8PCDapGSXaO+r09pHiCCNIPHQQgy4q6ZiRCL178zwPMsiH/0kiPTgk8aEMzO7wQylawVqt9qiS",
+	"KDAWbMg4G9iXQBNGkLEiw9C+/nzcOUYB42ow0sMG9uUaC0GJ+EkiPmOwJj0JmRKBxnRKmKv/uaiK5Wv+",
+	"VUOjwqSOOr3lkHHv6LDTVrs1ITiyjpjPeZizjbpjtk0f5e3gou5kzy3ekV/4jMUcR3BL8kP2L4qXmHa9",
+	"BJo3XmGS9m/X3eXRfBTPMJ1FlLCQ6Cts//zampd2mDZKuEl0QJiK5whHEYlWvXhe2o67Spg/0iPnrmzk",
+	"Dx6xuZwC+BTRkZkG9NA2XUENC0J1d1pox1jt43YZRV4pSSeMSJwUj2WWU7s1oT0cga8RVQiPMWUQ6Mg4",
+	"IqMRCdV++eUsr7m38GAWRRVy+E0d3ZoQmS+bgn5XEvJ7LQlpWPWuIOTf0FHuMoo8gqc1s7X0vIkY+eiz",
+	"/Wuwxv/hDUn41K/fi0aCJxUS65FORJUk8UjrZDckbUxfzTSLJPYrMyft6M2d6I2A06hSnJ2ktsXXEg3g",
+	"6qX6K4pqC/X6njg6sGwJBeG58wrsHLVas6VnDd7uHbBWPN4Xp3H/hMi8aWSRpi1kFAoyHM1uTpLHH09u",
+	"yHHSw+PpaQHEP569LrIMbC7q7dSyb/U0es/3e2samL5VUL6p+ZVC0N7kvqFKolTwsSBSImOlrr1hP+su",
+	"X329FgtPmUJTvc5/Q3w0QjiO0VDgG4Ku+VCaCqIzQm6WJr/YsFJiq3/WbpkCZ1BuCK7yUMLrJEvJfDpO",
+	"h+moNzyOzqeRvO2eTry8lFep0PqpxGCTtgWK+mcd8LWmKbVFjHodqHy4ekUS4HWkm97QNLXLyV3G5abB",
+	"POZ4dsTiWxALc508QgGH0YBKQLt7IREwci19eBRiFpJ4bbTkg6xtaRQ7rFFTKr8OIuwCSmMsFFs25RHh",
+	"fcrQNpMxSxDzqEWYQnOiIFkXlEGEVywDiXzkBkmxoIOjhFswKu1I6f2TUnfKW6ClEKduhzM4c/hj2Wv+",
+	"kuHjcCCrqLCmgCGO4w0EJKjSsFzdeILj+OtVjV0A349S4aChMqyxZieifRMRLTQ31tEGfRQNBDTd7F5k",
+	"ID1wIZ7l8Wdrg9x+8SLXsJehlCo0JCFPiERBEd0WBW1TxVnLOja1nf9131QIoGoSCTwzlaqdzbhw3jHO",
+	"eGLeRzjPB2Dy/iHCItkGbTlNhTFEuiVJxVMJo8x1ByXwaETDQ/SsCMSzS9YrNsUdTSHqEDPEOIo5G9vw",
+	"Oxt9l5e1cjAP9lHGFI2Rqw5pzO7g8IhMqtMipx/ULrMpVD0gaElQkGsSKm/160XB4iC83KhfzQ+gYP4o",
+	"5jONe0VqylQhyjQ7groKGpwYDfkt4qYMuCRiSkMCtdsQVmhVwkXbtrm0V8K+BSdMExzpFlDk1oTcJEzO",
+	"9N+5By/cbMqZRHjIM4UESTEV8rBhTc9Sls1WTNmNbH0Ah94bm2nTeUXU5N/8N8+sOjBDwMWghjovtAhA",
+	"/MUMoOhXePpl4RxNsaBEHqIXcvw+63R6p5pJImHuYprG8xWSdV36z/mK4tomq+cWcnR6mK7JXyi8mnD3",
+	"nrOz3XJ7HoRYEL2nKY+zxNSBm23COVen8vTvcyWJ5040/4bufvmxeMyqxIX9XOQNhHLLW1YJ5jtivCPG",
+	"3ysxLiVM/gFJ8U6ReQhFZg0ZXaPQWBJ6P0qNGbxp2N5i5QKol+BUiTlRaK8shyPOQpJXMWijwEnuxqBb",
+	"0m2WxfGVWMRWShHcDyWGxpRB1hZzpTY7hXuP/duxyB2L3LHIr2KRO9fQv1Vo4DrmDbbA3O+z8VuF9eNa",
+	"oRXtvDS/mZfmTiZ+AJk4x+/8VrlIuPUS8TovyG15PzaRh60X79osFktlW++ibyPdvrmlyy7Pptfj/iXS",
+	"HX36Svq0E0j+ZgLJKsppxZEpEdLkd95IJsm7rRZM8mY7f4qvIgRmhWyqV3g967Hjo5Ppde/4o4qGR2Fv",
+	"9lEMxwvZY2x44jo/CG8DX3K2+AJThmIKyVZqFmWy0diEKzzEcWujqOQCK3Yi1bcSqfyb6VGHghw0Eq4K",
+	"MnBPElY+QeFPMSE4VpNPSynVpbX09DodNJuYFCgE2bMA80bGGGXjQ/SSI406hKm8+EENGfsN5vtqApYb",
+	"QfhNc9Zu5m5aZX9TvL8rSpEwE5BX688P5bj3KWEaxqngQz+04mouFUksz4kffQ55RJZzmtfZMKYhEi7n",
+	"i0mGA37AkAyHMBJp2nSDFIcABy7omDIco3dvnl8gAsWEA93gcMTjmM9IFDQ661+h9XPKbu6UlMZfxpaS",
+	"03zXhGzL2GOg7w4ZDthDoefGwLqOJF3ZbEnsBirrHEKpFnsFW/g/jm4H5//nZlk8XERWUqoE3z4nbKwm",
+	"rf5RD/Q9vbVWv/X//rw8+A988KlzcD44+PD5uH3U+/JfCwYplYBgD0O9nIm3ubRle6wQtF6YFluO37Hy",
+	"A1bg9N05DU8np8mnYTKdndw8Pr1Ob0J2oopt0sQsoWy0BelgwqXqnx0fH5VyY60e2KTK0oo1eP56pmLr",
+	"Cf/vFQbr/68FSfoKHrcTIP8KAuRGEQrLWp1DK6DM5i45mOlDZSGHyKt+ayyTx+7kEjmGBJbRkbw+m3w8",
+	"vR72uqPTUXLSlZ3TT5Uz4iJyLsbd3tEx8HIytpemawIWVpb78Ly3XLBFDosk2SCK1F37nRD9TYToJKe6",
+	"jknZA2nAp2zLe5Ga7diFwFxiOU0jxB5shZtFiTlmWPKJzkO99g/RJZsj4yKs7xlpGvZVsNDvLvBrx/52",
+	"7K9gf9+UsVXXdvq2c97vdPqdTomx5UF5hQy8Jb5WitGztGDnCvz9ROnllHo1d9Rcyb9s60Nj3rhSTzgv",
+	"n0pVXTAJBHyEhE5JOeWRrRUV2e51qY+gwWu9rJfmyn61zdo5BJTo+iC/Jy6wpaHLkSYRLkimmYtS43wn",
+	"D0TkmlIA/xCW5kaqnOdO0t22pAsARrhUtdi7z3BIyJxSQx9/M8YKS8bu9n3/t2+nW96/btn4yq3U4V57",
+	"o9yLIudhyho3mDdEz+bRAMyiR1y42E6IToV897nXeF1S2b3Au4LBBXp3hQC385hTzuK5q9ro5Q+XKPAo",
+	"QJ7s3oSXmnhY5zkvcwd0tIeVcUmfTQiDxLU2wJTK/bbuxtywEIs7m9Bw4p4ffOnm0DUaKD5wMwUXCC+G",
+	"pqKY4KmBRhE3e4ggQBZKxAO1GxCNPQHiDJUAAiogRorH8cFIENK2tnQoMs8FeoIZjqiWmWBdbdu+1lFf",
+	"Y449AtP6J1mUacYssn3zHXCxJE6v3pepSujv6M+0IUVeIJ13oYn37+i0Y1wPwLh2dVj+0r5NDTmk1jSB",
+	"aDf1FyDlKBatYeq/tcJhtoH2NEYPtWgsCA4nGjBtlNCxoXEm+oKSaL+NTjpHxhY5o5K0TUa+GdBYZYJn",
+	"SHSILl0yBoQjnCogtGC6NJa9lAtNT4eZQhEnhjYn+MY4NVAmlVa9UcYMZ9rLI0hmmEKcjm4GGZhK3M5M",
+	"SCUa4vBmv6knxBuCI8qIlF8vm+vdm7peZi3wt6QJ1DLHEUSNJGna6reGDs8d2I0LRbtVgFzTtEwIPfWX",
+	"9t0cLYqtfRdeFrpXg3muDJa+Kwr2rHxizze52kMjry3fJGOJ/l2CIGA7mcg25coR+TYYM0pUtK3LvKGb",
+	"vHENtqAExvHO/P1DpWNac37wxlreMCxAEDigx48/HV2nQhE8OurNQnl9Np+Oer36FWxAPhzCLs1hsYD6",
+	"O/V52/koNIh9UuQRuPyAGmejiGOPpi23WO1I1Y5U/Tikamfbu3/bXgPytNKql7e9F5NePnrhP+LLg/nf",
+	"91POMosoz6s7Lqe1u8KRP2jhyIe4HD4Kb/OaKB7Hg9H/z961NTWuI+G/osrLCVUhN4YM5Lwsw2VP2GFh",
+	"cQ6zdbYo7MSdWMSWjGTHyVL89y1JdizHNiRsUgM1eaKKSG1dP7Va3V8zgIfVGR9TJ6eF0baE9zH1cfpd",
+	"UjLGpuiFM4ROdEjJyn5Pfeq6Fww2x3O4ZFvxfYpJIK3wKR/HiLI0a4bY+3mmi+SUD0byKGwfTO3xKBi1",
+	"R0+tp2bny2Awmk0ndpaF476Qa6OI7CJpSlfRXlhaKzFHAfUoYzRCVoBaTcsrZdK4L9ce2rbXmg35YXQ8",
+	"ax567aOvM+fwcSS0kk3waOgONtsmzrhfWbPIraW3HHjya37ny/NxfHnys6NhspjrfTHZaE2avwKcK79c",
+	"7dDpM6JThuXnc8HT7v6z/fvPu3DlVaWvn8eUbVyNlhdQqvqFfBUfxtRYLsr/jgI6AcI1rwIeKpJrcVMR",
+	"RSTNNooom8hw1SJTuihWZkX/k2/AiypjRPrGsEUS8As5E1gy7ngHQdR02u2jJ85m3pQfecdRe8mMdP3b",
+	"KSVEtke3IzGqIvPG8duN79CALuGDZtRqWFMrsBhvDERD6v46OZTkaLxhnVWjudv7WzLMhjzzVitmZEWt",
+	"Qe6Gcj1ht9JXWem7w237h1vpEn/1ABPFtnJkCcErE1RJ9Hs3O9ViD77TlWv1PcRDH9gU82QeVh6JrXtu",
+	"/WIQsnOh+tQuVCVYpSm04o809CtV9c2g0ddxLJa2GTArjBntCRVaQFn8tHD5o4+q5/aZcVJDU2B4hMUc",
+	"KEcss1GPwHX3J4RGpPEYTXhd7GhzL/HTwkMn1cQ17yjgiY4O3gBsW4pMm1tHd5aLlX+smTzuPXAQ919u",
+	"omrrUFQ/6DSbNWTDyArdAB03mwWM1qfy9VD0ui+GfzOxqe/lxF7qSKV73GyucfWeAElxN4+zrfVaI5dj",
+	"pVuB+aUz+PsQX+PLi7/Ob/v/Mnq85wX+X6e9Ts/jsx6OsP2HG/UeKTZc+88eadZhfvlf+0dP1GkNDy5H",
+	"V2cXT+L/w7ZLBt5F0/735Roup7Jnt3Fnyq4Xsrk7Dr5fCWTV3k1uLkG8f4ugVuHSMPFkfC6BNkNym1uo",
+	"s2/jMY59+mMc0n1ha8jiyLy5NvqoERvMeOM5MZ0JLM980JRepUkkgP5T8ibrM/ooX1AdK0ADcCkZSwAk",
+	"NIkHqKO+gyWzlixvBY4qbIRsDMg4+wdHAxhRpnxW40r7fEh99ValnG2q5t+4qGD5uEGoDSYKffGdZv3L",
+	"ly4yM62uK8eK6rNu4HzZM2NP1jhaBHNEAGywuwimwOZqzMYUOKKhlgxNetG6rhT9G88OAgdiF1lY1Pze",
+	"qLG502r8VJTeCJ2o3pt1dOXW2kQH4PnBg5yrSre5WtgBzHzMgBeVaWVCE6YjaekOHEbGna/tycgfwHwA",
+	"HAI2GVuV1/2QNGO2v26u7sxiKDkQkkR7+lL78OfDDu7L4d4ILBYsA6jQIwXQWCSBJO0IuMvAfsFRsDpB",
+	"WOaj5UayJZT6v2lKfsndu7Ohbd+GNs0u1LId84ZNTS++Fdua/oH0KSi/hxtpsMtHa3Ap95JssSSKtaGO",
+	"zpX2JP4peTgJConqJ9hZ9FH6JsIqMjZFCLOOboGHbsC7yKQTE1UJjRKlDmxzr4ZMTIaUMRgGZg2ZMHOs",
+	"kMvcT9UDFDFKxrIxfE/+6MsEsSoQ1Ywf0B4W0oq02UV7lSpa0y74qmNx5K0lg28xL1D5RLEPo+pJukrF",
+	"1HPYeR++yQ5t0RrK5Iwn4VqZXZ0/QVof9ARJ1s0apubcGJdzmIgBkotYGpqkYc7+XFrhzmqwSauBRCJr",
+	"GVNteEtxpHgo40DW0RqTOq+pjEmZXXDLhoNb2ocfPbjFw5xvKrKl9TVBZU926/jIb7e5FbUenw4eOzD3",
+	"j46fgtlcrjLNOfvNSJjVIXmxkHc6/c/R6TUkWSDZArVW0OYXaLUVzTiRHuvx2Rjq58oALAbsJAycSvc/",
+	"90Jvk5wAhS39LglpdJsiqibvPP3vBvIpC+Rjz2tE2VI3jMepmJlVRiUyi9h8yVBbT0fkJLb/Vl5qOWog",
+	"oL4LKHIoCjmUv2bVEu0Ex1ZsrslXZuwC4QJ19mOiH7WjeXxxSEzGqZBFSpq8HCM2k4kmMBm7PkbGldG4",
+	"ujI0AQtewbyAviOqcTSAIAIgS7QRKi/oIi9XpklaHoy82GsC+wH2IE44GlDkWWQueop9LN8AU1nfxHlT",
+	"JOQWQrlPkYt5IIcnSQ6oz2BoYyBDKB4diw0dTMY15Ids6Fg8GSvPImqBxLRImsAsP0ZeaKt59v00daNk",
+	"MMY8UDAub1UZuiV9yBbemnmZd8uvCgt3zbycIv/PNxbYsvmLJrOTZACIRWcVp4JmUkX44brZjrluUenT",
+	"TICwXkMLVyr5iMQ85VYj9LulL2qwmK9/gV2hvcUMQHrOWH3VaBzCBZuCWcMJ2FqeBb2uSrRQMOSMDkCl",
+	"0vVVgo4JzHkdVW8Y9SBwIOTIE3g/VE5DEiDtOCkwZohGRK50IMBqyPjR65/+8e365Pbs4eq8f9s7NR6+",
+	"94z++T9rkuFkMJeQdHLTq++lbYtZKl7uX/4XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -169,7 +169,6 @@ var _ = Describe("Authentication", func() {
 		},
 		Entry("/healthz", "/healthz"),
 		Entry("/readyz", "/readyz"),
-		Entry("/metrics", "/metrics"),
 		Entry("/.well-known/jwks.json", "/.well-known/jwks.json"),
 	)
 })

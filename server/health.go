@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"time"
-
-	"github.com/prometheus/common/expfmt"
 
 	"github.com/switchboard/switchboard/gen"
 	"github.com/switchboard/switchboard/service"
@@ -16,31 +14,48 @@ func (s *Server) GetHealth(context.Context, gen.GetHealthRequestObject) (gen.Get
 	return gen.GetHealth200JSONResponse{Status: "ok"}, nil
 }
 
-// GetReadiness answers ok when the database does; load balancers route by it.
+// GetReadiness answers ok when the database answers and has every migration of this release;
+// load balancers route by it. It also reports each carrier adapter's state, which does not make
+// the instance unready: messages wait in the queue until a carrier is back.
 func (s *Server) GetReadiness(ctx context.Context, _ gen.GetReadinessRequestObject) (gen.GetReadinessResponseObject, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
 		s.log.Warn("readiness: database unreachable", "err", err)
-		return nil, service.Errorf("not_ready", "the database is unreachable")
+		return nil, &service.Error{Type: "not_ready", Message: "the database is unreachable", Detail: map[string]any{"database": "unreachable"}}
 	}
-	return gen.GetReadiness200JSONResponse{Status: "ok"}, nil
-}
-
-// GetMetrics serves the Prometheus text exposition of the server's metrics.
-func (s *Server) GetMetrics(context.Context, gen.GetMetricsRequestObject) (gen.GetMetricsResponseObject, error) {
-	families, err := s.metrics.registry.Gather()
+	ms, err := s.store.MigrationStatus(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, f := range families {
-		if err := enc.Encode(f); err != nil {
-			return nil, err
+	out := gen.GetReadiness200JSONResponse{Status: gen.ReadinessStatusOk}
+	out.Checks.Database = gen.ReadinessChecksDatabaseOk
+	out.Checks.Migrations = gen.Current
+	pending := 0
+	for _, m := range ms {
+		switch {
+		case m.AppliedAt == nil:
+			pending++
+		case m.Unknown:
+			out.Checks.Migrations = gen.Ahead
 		}
 	}
-	return gen.GetMetrics200TextResponse(buf.String()), nil
+	if pending > 0 {
+		return nil, &service.Error{Type: "not_ready", Message: fmt.Sprintf("%d migrations are pending: run 'switchboard migrate'", pending),
+			Detail: map[string]any{"migrations": fmt.Sprintf("%d pending", pending)}}
+	}
+	out.Checks.Carriers = map[string]gen.ReadinessChecksCarriers{}
+	for _, c := range s.carriers.All() {
+		state := gen.ReadinessChecksCarriersReady
+		if b, ok := c.(interface{ Bound() bool }); ok {
+			state = gen.ReadinessChecksCarriersUnbound
+			if b.Bound() {
+				state = gen.ReadinessChecksCarriersBound
+			}
+		}
+		out.Checks.Carriers[c.Name()] = state
+	}
+	return out, nil
 }
 
 // GetJwks publishes the public keys that verify user tokens.

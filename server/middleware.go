@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -44,8 +45,15 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 				DurationMicros: elapsed.Microseconds(), CreatedAt: start.UTC(),
 			})
 		}
-		s.log.Debug("request", "request_id", requestID(c), "method", method,
-			"path", c.Request().URL.Path, "status", status, "duration", elapsed, "key_id", p.KeyID)
+		// The route, never the path: a path may carry a signed file token.
+		route := "unknown"
+		if op != "unknown" || strings.HasPrefix(c.Path(), "/files/") || strings.HasPrefix(c.Path(), "/carriers/") {
+			route = c.Path()
+		}
+		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", slog.String("method", method),
+			slog.String("route", route), slog.Int("status", status),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("request_id", requestID(c)),
+			slog.String("key_id", p.KeyID))
 		return nil
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -21,7 +23,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/server"
+	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -55,6 +60,15 @@ func metricValue(metrics, series string) float64 {
 	return 0
 }
 
+// scrape reads the exposition the metrics listener serves for s (Prometheus text).
+func scrape(s *server.Server) string {
+	rec := httptest.NewRecorder()
+	s.Metrics().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	ExpectWithOffset(1, rec.Code).To(Equal(http.StatusOK))
+	ExpectWithOffset(1, rec.Header().Get("Content-Type")).To(HavePrefix("text/plain"))
+	return rec.Body.String()
+}
+
 // decodeEnvelope reads an error envelope from a raw body.
 func decodeEnvelope(body []byte) map[string]any {
 	var m struct {
@@ -75,20 +89,64 @@ var _ = Describe("Operations", func() {
 			Expect(r.JSON()).To(Equal(map[string]any{"status": "ok"}))
 		})
 
-		It("answers /readyz with 200 while the database answers", func() {
+		It("answers /readyz with 200 while the database answers, with what it checked", func() {
 			r := t.withKey("").get("/readyz")
 			Expect(r).To(HaveStatus(http.StatusOK))
 			Expect(r.JSON()).To(HaveKeyWithValue("status", "ok"))
+			Expect(r.JSON()).To(HaveKeyWithValue("checks", Equal(map[string]any{
+				"database": "ok", "migrations": "current", "carriers": map[string]any{"sim": "ready"}})))
+		})
+
+		Describe("on a database of another release", func() {
+			// readyz answers the readiness probe of a server over a fresh SQLite database that
+			// change alters.
+			readyz := func(change string) *response {
+				ctx := context.Background()
+				db, err := store.Open(ctx, store.Config{URL: filepath.Join(GinkgoT().TempDir(), "other.db")})
+				Expect(err).NotTo(HaveOccurred())
+				DeferCleanup(db.Close)
+				_, err = db.Migrate(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(db.DB().Exec(change).Error).To(Succeed())
+				other, err := service.NewCore(service.CoreConfig{Store: db, PublicURL: "https://switchboard.test", Logger: testLogger(),
+					Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+						c, err := sim.New(sim.Config{Store: db.Sim(), Reporter: r, Logger: testLogger()})
+						return []carriers.Carrier{c}, err
+					}})
+				Expect(err).NotTo(HaveOccurred())
+				s, err := server.New(server.Config{Core: other, Logger: testLogger()})
+				Expect(err).NotTo(HaveOccurred())
+				DeferCleanup(s.Close, context.Background())
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+				return &response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+			}
+
+			It("answers 503 not_ready while migrations of this release are pending", func() {
+				r := readyz(fmt.Sprintf("DELETE FROM schema_migrations WHERE version = %d", store.SchemaVersion()))
+				Expect(r).To(HaveError(http.StatusServiceUnavailable, "not_ready"))
+				Expect(decodeEnvelope(r.Body)).To(HaveKeyWithValue("detail", HaveKeyWithValue("migrations", "1 pending")))
+			})
+
+			It("stays ready when the database is ahead (a newer release migrated it), and says so", func() {
+				r := readyz("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9999, 'future', CURRENT_TIMESTAMP)")
+				Expect(r).To(HaveStatus(http.StatusOK))
+				Expect(r.JSON()).To(HaveKeyWithValue("checks", HaveKeyWithValue("migrations", "ahead")))
+			})
 		})
 	})
 
-	Describe("/metrics", func() {
-		metricsText := func() string {
-			r := t.withKey("").get("/metrics")
-			ExpectWithOffset(1, r).To(HaveStatus(http.StatusOK))
-			ExpectWithOffset(1, r.Header.Get("Content-Type")).To(HavePrefix("text/plain"))
-			return string(r.Body)
+	Describe("metrics", func() {
+		metricsText := func() string { return scrape(t.api) }
+		// fresh gives a tenant a server whose operator's figures are read on every scrape.
+		fresh := func(t *tenant) *tenant {
+			t.api = newAPI(server.Config{RateLimit: -1, OperatorMetricsTTL: -1})
+			return t
 		}
+
+		It("are not served on the API's port", func() {
+			Expect(t.withKey("").get("/metrics")).To(HaveStatus(http.StatusNotFound))
+		})
 
 		It("counts requests by operation, method and status", func() {
 			id := t.createAccount("Counted")
@@ -104,6 +162,39 @@ var _ = Describe("Operations", func() {
 		It("records request latency per operation", func() {
 			t.get("/accounts")
 			Expect(metricsText()).To(MatchRegexp(`(?m)^switchboard_http_request_duration_seconds_bucket\{[^}]*operation="listAccounts"[^}]*\} \d+`))
+		})
+
+		It("count carrier submissions by adapter, and messages by status and failure reason", func() {
+			t, acct, _, from := newSendingAccount()
+			t = fresh(t)
+			before := scrape(t.api)
+			m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "Counted"})
+			t.awaitStatus(m["id"].(string), "delivered")
+			failed := t.send(acct, map[string]any{"to": "+15005550003", "from": from, "body": "To a landline"})
+			t.awaitStatus(failed["id"].(string), "failed")
+			after := scrape(t.api)
+			Expect(metricValue(after, `switchboard_carrier_submit_duration_seconds_count{carrier="sim"}`)).
+				To(BeNumerically(">=", metricValue(before, `switchboard_carrier_submit_duration_seconds_count{carrier="sim"}`)+2))
+			Expect(metricValue(after, `switchboard_messages{failure_reason="",status="delivered"}`)).To(BeNumerically(">=", 1))
+			Expect(metricValue(after, `switchboard_messages{failure_reason="landline",status="failed"}`)).To(BeNumerically(">=", 1))
+			Expect(metricValue(after, "switchboard_operator_metrics_up")).To(BeEquivalentTo(1))
+		})
+
+		It("report each webhook endpoint's backlog and the job queues' depth", func() {
+			t, acct, _, from := newSendingAccount()
+			t = fresh(t)
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			Expect(err).NotTo(HaveOccurred())
+			refused := l.Addr().String()
+			Expect(l.Close()).To(Succeed())
+			e := t.subscribe("http://"+refused+"/hooks", service.EventMessageSent)
+			m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "Backlog"})
+			t.awaitStatus(m["id"].(string), "delivered")
+			series := `switchboard_webhook_backlog{endpoint="` + e.ID + `",project="` + t.ProjectID + `"}`
+			Eventually(func() float64 { return metricValue(scrape(t.api), series) }).WithTimeout(30*time.Second).
+				WithPolling(time.Second).Should(BeEquivalentTo(1), "the delivery waits for its retry")
+			Expect(scrape(t.api)).To(SatisfyAll(MatchRegexp(`(?m)^switchboard_queue_depth\{queue="webhooks"\} \d+$`),
+				MatchRegexp(`(?m)^switchboard_queue_oldest_seconds\{queue="messages"\} `)))
 		})
 
 		It("labels unknown routes as operation unknown, never by their path", func() {

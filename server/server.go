@@ -23,6 +23,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	echomw "github.com/oapi-codegen/echo-middleware"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
 	"github.com/switchboard/switchboard/gen"
@@ -54,6 +55,13 @@ type Config struct {
 	// found: it sees each response as the client gets it. The test suites validate every
 	// response against openapi.yaml with it (server/contracttest). Defaults to none.
 	Middleware []echo.MiddlewareFunc
+	// Collectors are further metrics for the metrics listener (Metrics), such as the carrier
+	// adapters'. Defaults to none.
+	Collectors []prometheus.Collector
+	// OperatorMetricsTTL is how long one read of the operator's figures from the database
+	// (messages by status, queue and webhook backlogs) serves metrics scrapes. Defaults to 10 s;
+	// negative reads them on every scrape.
+	OperatorMetricsTTL time.Duration
 }
 
 // Server is the HTTP API: an Echo instance with Switchboard's middleware and handlers.
@@ -67,6 +75,7 @@ type Server struct {
 	audiences      *service.Audiences
 	verifications  *service.Verifications
 	voice          *service.Voice
+	carriers       *service.Carriers
 	log            *slog.Logger
 	now            func() time.Time
 	metrics        *metrics
@@ -88,7 +97,7 @@ func New(cfg Config) (*Server, error) {
 	core := cfg.Core
 	s := &Server{
 		store: core.Store, tokens: core.Tokens, numbers: core.Numbers, messages: core.Messages, voice: core.Voice,
-		blasts: core.Blasts, audiences: core.Audiences, verifications: core.Verifications, log: cfg.Logger, now: cfg.Now,
+		blasts: core.Blasts, audiences: core.Audiences, carriers: core.Carriers, verifications: core.Verifications, log: cfg.Logger, now: cfg.Now,
 		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL,
 		routes: map[string]string{}, public: map[string]bool{},
 	}
@@ -127,6 +136,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.indexRoutes(spec)
 	s.metrics.registry.MustRegister(core.Webhooks.Collectors()...)
+	s.metrics.registry.MustRegister(core.Messages.Collectors()...)
+	s.metrics.registry.MustRegister(newOperatorCollector(core.Store, s.log, cfg.OperatorMetricsTTL))
+	s.metrics.registry.MustRegister(cfg.Collectors...)
 	s.apiLogs = newAPILogWriter(core.Store, s.log, s.metrics.apiLogsDropped)
 
 	e := echo.New()

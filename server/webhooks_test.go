@@ -387,7 +387,7 @@ var _ = Describe("Webhooks", func() {
 			refused := t.subscribe("http://"+refusedAddr+"/hooks", service.EventConversationCreated, service.EventMessageSent)
 			t.subscribe(failing500.URL())
 			t.subscribe(slow.URL())
-			metricsText := func() string { return string(t.withKey("").get("/metrics").Body) }
+			metricsText := func() string { return scrape(t.api) }
 			before := metricsText()
 
 			start := time.Now()

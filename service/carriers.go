@@ -3,6 +3,8 @@ package service
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/switchboard/switchboard/carriers"
 )
@@ -46,6 +48,16 @@ func (c *Carriers) Get(name string) (carriers.Carrier, error) {
 
 // TypeCarrierUnsupported is the error type of a request that the carrier behind it cannot serve.
 const TypeCarrierUnsupported = "carrier_unsupported"
+
+// All returns every adapter, in the order of their names.
+func (c *Carriers) All() []carriers.Carrier {
+	out := make([]carriers.Carrier, 0, len(c.byName))
+	for _, cr := range c.byName {
+		out = append(out, cr)
+	}
+	slices.SortFunc(out, func(a, b carriers.Carrier) int { return strings.Compare(a.Name(), b.Name()) })
+	return out
+}
 
 // ErrCapability answers a request that the carrier behind it cannot serve.
 func ErrCapability(carrier, capability string) *Error {

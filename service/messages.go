@@ -115,6 +115,7 @@ type Messages struct {
 	claims   *store.Batcher[string, claim]
 	sent     *store.Batcher[store.Submitted, struct{}]
 	receipts *store.Batcher[receiptItem, struct{}]
+	metrics  *carrierMetrics
 }
 
 // NewMessages returns the Messages service.
@@ -142,7 +143,7 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 	if cfg.InboundMediaAttempts <= 0 {
 		cfg.InboundMediaAttempts = defaultInboundMediaAttempts
 	}
-	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}}
+	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}, metrics: newCarrierMetrics()}
 	m.claims = store.NewBatcher(outboundBatch, outboundParallel, m.claimAll)
 	m.sent = store.NewBatcher(outboundBatch, outboundParallel, m.recordSent)
 	m.receipts = store.NewBatcher(outboundBatch, outboundParallel, m.applyReceipts)
@@ -669,17 +670,23 @@ func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, err
 		m.cfg.Logger.Error("no messaging carrier for a message", "message_id", msg.ID, "carrier", msg.Carrier, "err", err)
 		return nil, m.failSending(ctx, msg, carriers.FailureUnknown)
 	}
+	start := time.Now()
 	sub, err := messenger.Submit(ctx, out)
 	var refused *carriers.SubmitError
 	switch {
 	case errors.As(err, &refused) && refused.Permanent:
+		m.metrics.observeSubmit(msg.Carrier, time.Since(start), submitRefused)
+		m.cfg.Logger.Info("the carrier refused a message", "message_id", msg.ID, "carrier", msg.Carrier, "reason", refused.Reason)
 		return nil, m.failSending(ctx, msg, refused.Reason)
 	case err != nil:
+		m.metrics.observeSubmit(msg.Carrier, time.Since(start), submitTemporary)
+		m.cfg.Logger.Warn("carrier submission failed; it is tried again", "message_id", msg.ID, "carrier", msg.Carrier, "err", err)
 		if !m.now().Before(m.queuedSince(msg).Add(m.cfg.Expiry)) {
 			return nil, m.failSending(ctx, msg, carriers.FailureExpired)
 		}
 		return nil, fmt.Errorf("submit message %s: %w", msg.ID, err)
 	}
+	m.metrics.observeSubmit(msg.Carrier, time.Since(start), "")
 	return &sub.CarrierID, nil
 }
 

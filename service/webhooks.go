@@ -663,7 +663,7 @@ func (w *Webhooks) recordAll(ctx context.Context, recs []attemptRecord) ([]struc
 			if off {
 				disabled++
 				w.cfg.Logger.Warn("disabled a webhook endpoint that kept failing", "endpoint", ep.ID,
-					"project", ep.ProjectID, "url", ep.URL, "for", w.cfg.DisableAfter)
+					"project", ep.ProjectID, "url", RedactURL(ep.URL), "for", w.cfg.DisableAfter)
 			}
 		}
 		return nil
@@ -671,8 +671,32 @@ func (w *Webhooks) recordAll(ctx context.Context, recs []attemptRecord) ([]struc
 	if err == nil {
 		w.metrics.failed.Add(float64(failed))
 		w.metrics.disabled.Add(float64(disabled))
+		for _, r := range recs {
+			if r.failure != "" {
+				w.cfg.Logger.Info("webhook attempt failed", "delivery", r.work.Delivery.ID, "event", r.work.Event.ID,
+					"endpoint", r.work.Endpoint.ID, "project", r.work.Endpoint.ProjectID, "attempt", r.attempt,
+					"status", r.status, "error", r.failure)
+			}
+		}
 	}
 	return make([]struct{}, len(recs)), err
+}
+
+// RedactURL hides what a URL may carry as credentials, for logs and listings: the userinfo's
+// password and every query value (https://user:xxxxx@host/path?token=xxxxx).
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }
 
 // --- Signing ---------------------------------------------------------------------------

@@ -195,6 +195,9 @@ func (c *Carrier) Bound() bool {
 	return c.current != nil
 }
 
+// Window reports how many submit_sm await their response and how many may at once.
+func (c *Carrier) Window() (inUse, size int) { return len(c.window), cap(c.window) }
+
 // run binds, waits for the bind to drop, and binds again, until ctx ends.
 func (c *Carrier) run(ctx context.Context) {
 	log := c.cfg.Logger
@@ -237,6 +240,7 @@ func (c *Carrier) run(ctx context.Context) {
 		case <-closed:
 		case <-ctx.Done():
 			_ = sess.Close()
+			log.Info("smpp: unbound")
 		}
 		c.setUnbound(b)
 	}

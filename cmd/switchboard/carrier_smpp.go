@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/carriers/smpp"
 	"github.com/switchboard/switchboard/service"
@@ -72,14 +74,44 @@ func smppCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.L
 	return []carriers.Carrier{c, s}, nil
 }
 
+// smppOf is the assembled domain's SMPP adapter, or nil.
+func smppOf(core *service.Core) *smpp.Carrier {
+	a, err := core.Carriers.Get(smpp.Name)
+	if c, ok := a.(*smpp.Carrier); ok && err == nil {
+		return c
+	}
+	return nil
+}
+
 // startCarriers starts the adapters that hold a connection of their own (the SMPP bind) and
 // returns what stops them; serve calls it after its job workers have stopped.
 func startCarriers(core *service.Core) (stop func()) {
-	a, err := core.Carriers.Get(smpp.Name)
-	c, ok := a.(*smpp.Carrier)
-	if err != nil || !ok {
+	c := smppOf(core)
+	if c == nil {
 		return func() {}
 	}
 	c.Start()
 	return func() { _ = c.Close() }
+}
+
+// carrierCollectors are the metrics of the adapters that hold a connection: the SMPP bind's
+// state and window.
+func carrierCollectors(core *service.Core) []prometheus.Collector {
+	c := smppOf(core)
+	if c == nil {
+		return nil
+	}
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "switchboard_smpp_bound", Help: "1 while the SMPP bind is up, else 0."},
+			func() float64 {
+				if c.Bound() {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "switchboard_smpp_window_in_use", Help: "submit_sm awaiting their response."},
+			func() float64 { n, _ := c.Window(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "switchboard_smpp_window_size", Help: "submit_sm that may await their response at once (SWITCHBOARD_SMPP_WINDOW)."},
+			func() float64 { _, n := c.Window(); return float64(n) }),
+	}
 }

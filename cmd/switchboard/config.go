@@ -29,6 +29,9 @@ type Config struct {
 	DatabaseWait time.Duration
 	// Listen is the TLS listener's address. Defaults to 127.0.0.1:8443.
 	Listen string
+	// MetricsListen is the Prometheus metrics listener's address (plain HTTP, GET /metrics).
+	// Defaults to none: metrics are never served on the API's port.
+	MetricsListen string
 	// PlainListen is an optional plain-HTTP listener that refuses requests with https_required
 	// unless they come from a trusted proxy. Defaults to none.
 	PlainListen string
@@ -120,6 +123,8 @@ func newSettings(c *Config) settings {
 			usage: "TLS listener's host:port"},
 		{name: "plain-listen", scope: scopeServe, value: str(&c.PlainListen),
 			usage: "optional plain-HTTP listener's host:port (answers 403 https_required except to trusted proxies)"},
+		{name: "metrics-listen", scope: scopeServe, value: str(&c.MetricsListen),
+			usage: "host:port of the Prometheus metrics listener (plain HTTP, GET /metrics), e.g. 127.0.0.1:9090; default: none"},
 		{name: "trusted-proxies", scope: scopeServe, value: str(&c.trustedProxies),
 			usage: "comma-separated CIDRs of TLS-terminating proxies"},
 		{name: "tls-cert", scope: scopeServe, value: str(&c.TLSCert),
@@ -278,9 +283,9 @@ func checkPublicURL(s string) error {
 
 // validateServe checks the settings that only serve reads.
 func (c *Config) validateServe(ss settings) error {
-	for _, name := range []string{"listen", "plain-listen"} {
+	for _, name := range []string{"listen", "plain-listen", "metrics-listen"} {
 		v := ss.byName(name).value.String()
-		if v == "" && name == "plain-listen" {
+		if v == "" && name != "listen" {
 			continue
 		}
 		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {

@@ -566,13 +566,13 @@ var _ = Describe("switchboard", func() {
 
 // servedAPI is a `switchboard serve` running in-process.
 type servedAPI struct {
-	addr, plainAddr string
-	stdout, stderr  *syncBuffer
-	client          *http.Client
-	cancel          context.CancelFunc
-	done            chan error
-	stopped         bool
-	err             error
+	addr, plainAddr, metricsAddr string
+	stdout, stderr               *syncBuffer
+	client                       *http.Client
+	cancel                       context.CancelFunc
+	done                         chan error
+	stopped                      bool
+	err                          error
 }
 
 // serve starts `switchboard serve` on a free loopback port and waits until it listens.
@@ -588,8 +588,9 @@ func (c *cli) serve(args ...string) *servedAPI {
 
 	// The serving log line carries the listeners' actual addresses.
 	var ready struct {
-		HTTPS string `json:"https"`
-		Plain string `json:"http_refusing"`
+		HTTPS   string `json:"https"`
+		Plain   string `json:"http_refusing"`
+		Metrics string `json:"metrics"`
 	}
 	EventuallyWithOffset(1, func(g Gomega) {
 		select {
@@ -606,7 +607,7 @@ func (c *cli) serve(args ...string) *servedAPI {
 		}
 		g.Expect(s.stderr.String()).To(ContainSubstring("switchboard is serving"))
 	}).WithTimeout(30 * time.Second).WithPolling(20 * time.Millisecond).Should(Succeed())
-	s.addr, s.plainAddr = ready.HTTPS, ready.Plain
+	s.addr, s.plainAddr, s.metricsAddr = ready.HTTPS, ready.Plain, ready.Metrics
 
 	pem, err := os.ReadFile(filepath.Join(c.dataDir, "tls", "cert.pem"))
 	ExpectWithOffset(1, err).NotTo(HaveOccurred(), "serve creates a self-signed certificate in the data directory")

@@ -64,12 +64,12 @@ func (a *app) serveCommand() *cobra.Command {
 
 // listeners are the sockets serve binds before it starts anything else.
 type listeners struct {
-	api, plain        net.Listener
-	certFile, keyFile string
+	api, plain, metrics net.Listener
+	certFile, keyFile   string
 }
 
 func (l *listeners) close() {
-	for _, ln := range []net.Listener{l.api, l.plain} {
+	for _, ln := range []net.Listener{l.api, l.plain, l.metrics} {
 		if ln != nil {
 			_ = ln.Close()
 		}
@@ -100,11 +100,17 @@ func (a *app) bind() (*listeners, error) {
 		return nil, fmt.Errorf("%s: cannot listen on %s: %v: choose a free address this user may bind",
 			a.settings.byName("listen").label(), cfg.Listen, unwrapNetError(err))
 	}
-	if cfg.PlainListen != "" {
-		if l.plain, err = net.Listen("tcp", cfg.PlainListen); err != nil {
+	for _, o := range []struct {
+		name, addr string
+		ln         *net.Listener
+	}{{"plain-listen", cfg.PlainListen, &l.plain}, {"metrics-listen", cfg.MetricsListen, &l.metrics}} {
+		if o.addr == "" {
+			continue
+		}
+		if *o.ln, err = net.Listen("tcp", o.addr); err != nil {
 			l.close()
 			return nil, fmt.Errorf("%s: cannot listen on %s: %v: choose a free address this user may bind",
-				a.settings.byName("plain-listen").label(), cfg.PlainListen, unwrapNetError(err))
+				a.settings.byName(o.name).label(), o.addr, unwrapNetError(err))
 		}
 	}
 	return l, nil
@@ -166,11 +172,17 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 		rateLimit = -1
 	}
 	api, err := server.New(server.Config{Core: core, Logger: log, RateLimit: rateLimit, RateBurst: cfg.RateBurst,
-		CarrierRoutes: carrierRoutes})
+		CarrierRoutes: carrierRoutes, Collectors: carrierCollectors(core)})
 	if err != nil {
 		return err
 	}
 	defer api.Close(context.Background())
+	metricsAddr := ""
+	if ls.metrics != nil {
+		metricsAddr = ls.metrics.Addr().String()
+		stop := serveMetrics(ls.metrics, api.Metrics(), log)
+		defer stop()
+	}
 	var secret, projectID string
 	if devKey {
 		if projectID, secret, err = a.localKey(ctx, st); err != nil {
@@ -181,14 +193,31 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 		Addr: cfg.Listen, CertFile: ls.certFile, KeyFile: ls.keyFile, Listener: ls.api,
 		PlainAddr: cfg.PlainListen, PlainListener: ls.plain, TrustedProxies: cfg.TrustedProxies,
 	}, func(addr, plain string) {
-		log.Info("switchboard is serving", "https", addr, "http_refusing", plain, "database", string(st.Dialect()),
-			"version", currentBuild().Version)
+		log.Info("switchboard is serving", "https", addr, "http_refusing", plain, "metrics", metricsAddr,
+			"database", string(st.Dialect()), "version", currentBuild().Version)
 		if devKey {
 			printDevBanner(a.stdout, addr, ls.certFile, projectID, secret, filepath.Join(cfg.DataDir, devKeyFile))
 		}
 	})
 	log.Info("shutting down", "reason", context.Cause(ctx))
 	return err
+}
+
+// serveMetrics serves GET /metrics on its own listener until the returned function is called.
+func serveMetrics(ln net.Listener, metrics http.Handler, log *slog.Logger) (stop func()) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics listener", "err", err)
+		}
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}
 }
 
 // operatorCore assembles the domain for an operator command: the same database and rules as

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -105,7 +104,7 @@ func (a *app) webhookList() *cobra.Command {
 						if e.FailingSince != nil {
 							failing = e.FailingSince.Format(time.RFC3339)
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", e.ID, redactURL(e.URL), eventsText(&es[i]), e.Enabled, failing)
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", e.ID, service.RedactURL(e.URL), eventsText(&es[i]), e.Enabled, failing)
 					}
 					_ = tw.Flush()
 				})
@@ -240,23 +239,6 @@ endpoint, an event (evt_…) to every enabled endpoint subscribed to its type, o
 	return c
 }
 
-// redactURL hides what a URL may carry as credentials: the userinfo's password and every query
-// value (https://user:xxxxx@host/path?token=xxxxx).
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{"xxxxx"}
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
-}
-
 // parseSince reads an RFC 3339 time or a duration before now.
 func parseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
@@ -273,7 +255,7 @@ func endpointJSON(e *store.WebhookEndpoint) map[string]any {
 	if events == nil {
 		events = []string{}
 	}
-	return map[string]any{"id": e.ID, "project_id": e.ProjectID, "url": redactURL(e.URL), "events": events, "enabled": e.Enabled,
+	return map[string]any{"id": e.ID, "project_id": e.ProjectID, "url": service.RedactURL(e.URL), "events": events, "enabled": e.Enabled,
 		"disabled_reason": e.DisabledReason, "failing_since": e.FailingSince, "previous_secret_valid_until": e.PreviousSecretUntil,
 		"created_at": e.CreatedAt}
 }
