@@ -48,6 +48,13 @@ type CoreConfig struct {
 	// VerificationSender is the number verification codes are sent from (E.164, held by the
 	// installation). Defaults to the shared demo number.
 	VerificationSender string
+	// Retention is how long API logs, succeeded webhook deliveries and events are kept; the
+	// leading instance prunes them every PruneInterval. Defaults to DefaultRetention; a zero
+	// field of a non-zero Retention keeps that kind forever.
+	Retention *store.Retention
+	// FinishedJobRetention is how long completed jobs are kept (store.WorkerConfig). Defaults to
+	// 1 hour.
+	FinishedJobRetention time.Duration
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -72,6 +79,7 @@ type Core struct {
 	Workers *river.Workers
 
 	rescueAfter time.Duration
+	jobsKept    time.Duration
 }
 
 // workerRegistrar is implemented by services and carriers that have jobs.
@@ -91,8 +99,13 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if cfg.JobRescueAfter == 0 {
 		cfg.JobRescueAfter = 5 * time.Minute
 	}
-	c := &Core{Store: cfg.Store, Workers: river.NewWorkers(), rescueAfter: cfg.JobRescueAfter}
+	c := &Core{Store: cfg.Store, Workers: river.NewWorkers(), rescueAfter: cfg.JobRescueAfter, jobsKept: cfg.FinishedJobRetention}
 	river.AddWorker(c.Workers, &purgeWorker{store: cfg.Store, now: cfg.Now, log: cfg.Logger})
+	retention := DefaultRetention
+	if cfg.Retention != nil {
+		retention = *cfg.Retention
+	}
+	river.AddWorker(c.Workers, &retentionWorker{store: cfg.Store, retention: retention, now: cfg.Now, log: cfg.Logger})
 	var err error
 	if c.Tokens, err = NewTokens(cfg.Store, cfg.PublicURL, cfg.Now); err != nil {
 		return nil, err
@@ -166,7 +179,7 @@ func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error)
 			WebhooksQueue: {MaxWorkers: 600},
 			// The fan-out queue only drains the fan-out jobs of earlier releases.
 			store.QueueWebhookFanout: {MaxWorkers: 2, FetchPollInterval: 2 * time.Second}},
-		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter})
+		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter, FinishedJobRetention: c.jobsKept})
 }
 
 // attachmentClient is the configured attachment client, or one with the webhooks' guard against

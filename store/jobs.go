@@ -226,6 +226,10 @@ type WorkerConfig struct {
 	// RescueStuckJobsAfter is how long a job may stay running before the leader makes it
 	// available again (its worker presumably died with its process). Defaults to River's 1 hour.
 	RescueStuckJobsAfter time.Duration
+	// FinishedJobRetention is how long completed and cancelled jobs are kept before the
+	// leader's cleaner deletes them; failed (discarded) jobs are kept a week. Defaults to 1 hour;
+	// negative keeps them forever.
+	FinishedJobRetention time.Duration
 }
 
 // StartWorkers starts working jobs in the background; stop them with the returned client's Stop.
@@ -245,6 +249,13 @@ func (s *Store) StartWorkers(ctx context.Context, cfg WorkerConfig) (*river.Clie
 	if cfg.Logger == nil {
 		cfg.Logger = quietLogger(s.log)
 	}
+	finished := cfg.FinishedJobRetention
+	switch {
+	case finished == 0:
+		finished = time.Hour
+	case finished < 0:
+		finished = -1 // River's "forever"
+	}
 	c, err := river.NewClient(s.queueDriver, &river.Config{
 		Workers:              cfg.Workers,
 		Queues:               cfg.Queues,
@@ -257,7 +268,8 @@ func (s *Store) StartWorkers(ctx context.Context, cfg WorkerConfig) (*river.Clie
 		// Nothing reads completed jobs (each one's outcome is in the rows it changed), and every
 		// message leaves at least one: an hour keeps the table and its indexes small at high
 		// throughput instead of River's default day.
-		CompletedJobRetentionPeriod: time.Hour,
+		CompletedJobRetentionPeriod: finished,
+		CancelledJobRetentionPeriod: finished,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: job client: %w", err)

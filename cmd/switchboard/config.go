@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard/switchboard/carriers/twilio"
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
 )
 
 // Config is the installation's configuration, read from flags, SWITCHBOARD_* variables (or
@@ -70,6 +71,11 @@ type Config struct {
 	// must be a number the installation holds; that is checked when a verification is created,
 	// not here. Defaults to empty: the shared demo number.
 	VerificationSender string
+	// Retention is how long API logs, succeeded webhook deliveries and events are kept (0:
+	// forever). Defaults to 30, 30 and 90 days.
+	Retention store.Retention
+	// JobRetention is how long finished jobs are kept. Defaults to 1h.
+	JobRetention time.Duration
 	// Twilio configures the Twilio adapter (see carrier_twilio.go); required when Carrier is twilio.
 	Twilio TwilioConfig
 	// SMPP configures the SMPP adapter (see carrier_smpp.go); required when Carrier is smpp.
@@ -139,6 +145,14 @@ func newSettings(c *Config) settings {
 			usage: "requests per second per API key; 0 disables"},
 		{name: "rate-burst", def: "200", scope: scopeServe, value: integer(&c.RateBurst),
 			usage: "burst per API key"},
+		{name: "retention-api-logs", def: "30d", scope: scopeServe, value: duration(&c.Retention.APILogs),
+			usage: "how long API request logs are kept; 0 keeps them forever"},
+		{name: "retention-webhook-deliveries", def: "30d", scope: scopeServe, value: duration(&c.Retention.WebhookDeliveries),
+			usage: "how long succeeded webhook deliveries are kept (failed ones stay, replayable, as long as their event); 0 keeps them forever"},
+		{name: "retention-events", def: "90d", scope: scopeServe, value: duration(&c.Retention.Events),
+			usage: "how long events are kept, with their deliveries; 0 keeps them forever"},
+		{name: "retention-jobs", def: "1h", scope: scopeServe, value: duration(&c.JobRetention),
+			usage: "how long completed and cancelled jobs are kept (failed ones a week)"},
 		{name: "carrier", def: "sim", scope: scopeServe, value: str(&c.Carrier),
 			usage: "default carrier adapter: sim, twilio or smpp"},
 		{name: "twilio-account-sid", scope: scopeServe, value: str(&c.Twilio.AccountSID),
@@ -291,6 +305,14 @@ func (c *Config) validateServe(ss settings) error {
 		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
 			return errSetting(ss.byName(name), "%q is not host:port, e.g. 0.0.0.0:8443 or 127.0.0.1:8443", v)
 		}
+	}
+	for _, name := range []string{"retention-api-logs", "retention-webhook-deliveries", "retention-events", "retention-jobs"} {
+		if d := *ss.byName(name).value.dst.(*time.Duration); d < 0 {
+			return errSetting(ss.byName(name), "%s is negative: give a duration such as 30d, or 0 to keep forever", d)
+		}
+	}
+	if c.JobRetention == 0 {
+		return errSetting(ss.byName("retention-jobs"), "must be positive: completed jobs pile up in the queue's table otherwise")
 	}
 	if c.DatabaseWait < 0 {
 		return errSetting(ss.byName("database-wait"), "%s is negative: give 0 to fail at once", c.DatabaseWait)

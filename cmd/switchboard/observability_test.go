@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/switchboard/switchboard/carriers/sim"
+	"github.com/switchboard/switchboard/store"
 )
 
 var _ = Describe("logs and metrics of serve", func() {
@@ -107,5 +108,35 @@ var _ = Describe("logs and metrics of serve", func() {
 		}
 		Expect(logs).NotTo(ContainSubstring("Bearer"))
 		Expect(logs).NotTo(ContainSubstring("verification code is"), "no message body that carries a code")
+	})
+})
+
+var _ = Describe("retention", func() {
+	It("prunes API logs past SWITCHBOARD_RETENTION_API_LOGS when serve starts, and logs what it pruned", func(ctx SpecContext) {
+		c := newCLI()
+		p := c.createProject("Acme")
+		st := c.openStore()
+		now := time.Now().UTC()
+		Expect(st.InsertAPILogs(ctx, []store.APILog{
+			{ProjectID: p, KeyID: "key_x", RequestID: "req_old", Method: "GET", Path: "/accounts", Status: 200, CreatedAt: now.Add(-3 * 24 * time.Hour)},
+			{ProjectID: p, KeyID: "key_x", RequestID: "req_new", Method: "GET", Path: "/accounts", Status: 200, CreatedAt: now},
+		})).To(Succeed())
+		s := c.serve("--retention-api-logs", "2d")
+		Eventually(func() []string {
+			var logs []map[string]any
+			c.json(&logs, "logs", "--project", p)
+			var ids []string
+			for _, l := range logs {
+				ids = append(ids, l["request_id"].(string))
+			}
+			return ids
+		}).WithTimeout(20 * time.Second).WithPolling(200 * time.Millisecond).Should(Equal([]string{"req_new"}))
+		Eventually(s.stderr.String).Should(ContainSubstring(`"msg":"pruned records past their retention","api_logs":1`))
+		Expect(s.stop()).To(Succeed())
+	})
+
+	It("refuses a negative retention, naming the setting", func() {
+		_, err := serveConfig("--retention-events", "-1d")
+		Expect(err).To(MatchError(ContainSubstring("SWITCHBOARD_RETENTION_EVENTS / --retention-events")))
 	})
 })

@@ -266,9 +266,11 @@ type callbackCarrier interface {
 // adapters' callback handlers by adapter name, for the server to mount under /carriers/{name}/.
 func buildCore(cfg *Config, st *store.Store, log *slog.Logger) (*service.Core, map[string]http.Handler, error) {
 	routes := map[string]http.Handler{}
+	retention := cfg.Retention
 	core, err := service.NewCore(service.CoreConfig{
 		Store: st, PublicURL: cfg.PublicURL, Logger: log, Pacing: cfg.Pacing, JobRescueAfter: cfg.JobRescueAfter,
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, VerificationSender: cfg.VerificationSender,
+		Retention: &retention, FinishedJobRetention: cfg.JobRetention,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
 			var adapters []carriers.Carrier
 			switch cfg.Carrier {
