@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -292,18 +293,15 @@ var _ = Describe("configuration", func() {
 	})
 })
 
-// runAsNobody builds the command and runs it in a child process as the user nobody (uid 65534),
-// in a directory of its own that nobody may enter; argsIn makes the arguments in that directory.
-// It returns the command's error output as an error.
+// runAsNobody runs the command's static build in a child process as the user nobody (uid
+// 65534), in a directory of its own that nobody may enter; argsIn makes the arguments in that
+// directory. It returns the command's error output as an error.
 func runAsNobody(argsIn func(dir string) []string) error {
 	dir, err := os.MkdirTemp("", "sb-nobody-")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, dir)
 	Expect(os.Chmod(dir, 0o755)).To(Succeed())
-	bin := filepath.Join(dir, "switchboard")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), string(out))
-	cmd := exec.Command(bin, argsIn(dir)...)
+	cmd := exec.Command(staticBinary(), argsIn(dir)...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	var stderr bytes.Buffer
@@ -312,6 +310,27 @@ func runAsNobody(argsIn func(dir string) []string) error {
 		return &plainError{msg: stderr.String(), err: err}
 	}
 	return nil
+}
+
+var (
+	staticOnce sync.Once
+	staticPath string
+)
+
+// staticBinary builds the command as make build does (CGO_ENABLED=0), once per suite run, into a
+// directory anyone may read, and returns its path.
+func staticBinary() string {
+	staticOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sb-static-")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.Chmod(dir, 0o755)).To(Succeed())
+		staticPath = filepath.Join(dir, "switchboard")
+		build := exec.Command("go", "build", "-trimpath", "-o", staticPath, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+	})
+	return staticPath
 }
 
 // freshPostgres creates an empty PostgreSQL database for one spec (dropped after it) and returns

@@ -103,7 +103,7 @@ func (a *app) rootCommand() *cobra.Command {
 	a.settings.register(pf, scopeGlobal)
 	root.SetFlagErrorFunc(a.flagError)
 	root.AddGroup(&cobra.Group{ID: "run", Title: "Running:"}, &cobra.Group{ID: "ops", Title: "Operating:"})
-	for _, c := range []*cobra.Command{a.serveCommand(), a.migrateCommand(), a.backupCommand(), a.versionCommand()} {
+	for _, c := range []*cobra.Command{a.serveCommand(), a.migrateCommand(), a.backupCommand(), a.healthcheckCommand(), a.versionCommand()} {
 		c.GroupID = "run"
 		root.AddCommand(c)
 	}
@@ -130,6 +130,12 @@ func (a *app) flagError(cmd *cobra.Command, err error) error {
 // the environment and the configuration file, validates them, and sets up the logger; it warns
 // about SWITCHBOARD_ variables that no setting reads.
 func (a *app) load(cmd *cobra.Command, scopes ...scope) error {
+	return a.loadWith(cmd, nil, scopes...)
+}
+
+// loadWith is load that also reads the named settings of other scopes (without validating
+// them beyond their type).
+func (a *app) loadWith(cmd *cobra.Command, names []string, scopes ...scope) error {
 	path := a.configPath
 	if path == "" {
 		path = os.Getenv("SWITCHBOARD_CONFIG")
@@ -144,7 +150,8 @@ func (a *app) load(cmd *cobra.Command, scopes ...scope) error {
 	domain := slices.Contains(scopes, scopeDomain)
 	wanted := func(s *setting) bool {
 		// The public URL defaults to the listener's, which the domain commands need too.
-		return s.scope == scopeGlobal || slices.Contains(scopes, s.scope) || (domain && s.name == "listen")
+		return s.scope == scopeGlobal || slices.Contains(scopes, s.scope) || (domain && s.name == "listen") ||
+			slices.Contains(names, s.name)
 	}
 	if err := a.settings.load(cmd.Flags(), file, wanted); err != nil {
 		return err

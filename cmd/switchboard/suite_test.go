@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,3 +42,9 @@ func serveConfig(args ...string) (*Config, error) {
 	}
 	return a.cfg, a.load(cmd, scopeDomain, scopeServe)
 }
+
+var _ = AfterSuite(func() {
+	if staticPath != "" {
+		_ = os.RemoveAll(filepath.Dir(staticPath))
+	}
+})
