@@ -66,9 +66,17 @@ type AppliedMigration struct {
 	AppliedAt time.Time `json:"applied_at"`
 }
 
-// Migrate applies every pending migration in one transaction and returns those it applied.
-// On PostgreSQL an advisory lock serialises instances that start together.
+// Migrate applies every pending migration in one transaction, then the job queue's own, and
+// returns those it applied. On PostgreSQL a session advisory lock, held across both, serialises
+// instances that start together: River's migrations are not safe to run twice at once.
 func (s *Store) Migrate(ctx context.Context) ([]AppliedMigration, error) {
+	if s.dialect == Postgres {
+		unlock, err := s.sessionLock(ctx, migrationSessionLock)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
 	applied := []AppliedMigration{}
 	err := s.q(ctx).Transaction(func(tx *gorm.DB) error {
 		if s.dialect == Postgres {
@@ -117,6 +125,31 @@ func (s *Store) Migrate(ctx context.Context) ([]AppliedMigration, error) {
 		return nil, err
 	}
 	return applied, s.migrateQueue(ctx)
+}
+
+// migrationSessionLock is the advisory lock key Migrate holds for its whole run; the
+// transaction's own key (7305047) stays what earlier releases take.
+const migrationSessionLock = 7305048
+
+// sessionLock takes a PostgreSQL session advisory lock on a connection of its own and returns
+// what releases it.
+func (s *Store) sessionLock(ctx context.Context, key int64) (unlock func(), err error) {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: migration lock: %w", err)
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("store: migration lock: %w", err)
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock($1)", key)
+		_ = conn.Close()
+	}, nil
 }
 
 // PendingMigrations reports how many migrations Migrate would apply.
