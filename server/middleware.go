@@ -50,7 +50,12 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		if op != "unknown" || strings.HasPrefix(c.Path(), "/files/") || strings.HasPrefix(c.Path(), "/carriers/") {
 			route = c.Path()
 		}
-		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", slog.String("method", method),
+		// Probes come every few seconds from each load balancer: they are logged at debug.
+		level := slog.LevelInfo
+		if op == "getHealth" || op == "getReadiness" {
+			level = slog.LevelDebug
+		}
+		s.log.LogAttrs(c.Request().Context(), level, "request", slog.String("method", method),
 			slog.String("route", route), slog.Int("status", status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("request_id", requestID(c)),
 			slog.String("key_id", p.KeyID))
