@@ -47,7 +47,8 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		// The route, never the path: a path may carry a signed file token.
 		route := "unknown"
-		if op != "unknown" || strings.HasPrefix(c.Path(), "/files/") || strings.HasPrefix(c.Path(), "/carriers/") {
+		if op != "unknown" || strings.HasPrefix(c.Path(), "/files/") || strings.HasPrefix(c.Path(), "/carriers/") ||
+			strings.HasPrefix(c.Path(), "/docs") {
 			route = c.Path()
 		}
 		// Probes come every few seconds from each load balancer: they are logged at debug.

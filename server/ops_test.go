@@ -205,6 +205,29 @@ var _ = Describe("Operations", func() {
 		})
 	})
 
+	Describe("/docs", func() {
+		It("renders the embedded openapi.yaml with Redoc served from the binary, nothing from elsewhere", func() {
+			page := t.withKey("").get("/docs")
+			Expect(page).To(HaveStatus(http.StatusOK))
+			Expect(page.Header.Get("Content-Type")).To(HavePrefix("text/html"))
+			Expect(string(page.Body)).To(SatisfyAll(ContainSubstring(`<redoc spec-url="/docs/openapi.json"`),
+				ContainSubstring(`<script type="module" src="/docs/redoc.standalone.js">`), Not(ContainSubstring("https://"))))
+			csp := page.Header.Get("Content-Security-Policy")
+			Expect(csp).To(SatisfyAll(ContainSubstring("default-src 'self'"), Not(ContainSubstring("http"))), "the browser loads nothing from a CDN")
+
+			bundle := t.withKey("").get("/docs/redoc.standalone.js")
+			Expect(bundle).To(HaveStatus(http.StatusOK))
+			Expect(bundle.Header.Get("Content-Type")).To(HavePrefix("text/javascript"))
+			Expect(string(bundle.Body[:200])).To(ContainSubstring("Version: 3.0.1"))
+
+			spec := t.withKey("").get("/docs/openapi.json")
+			Expect(spec).To(HaveStatus(http.StatusOK))
+			Expect(spec.JSON()).To(SatisfyAll(HaveKeyWithValue("openapi", HavePrefix("3.")),
+				HaveKeyWithValue("info", HaveKeyWithValue("title", "Switchboard API")),
+				HaveKeyWithValue("paths", HaveKey("/accounts/{account_id}/messages"))))
+		})
+	})
+
 	Describe("/.well-known/jwks.json", func() {
 		It("publishes the Ed25519 public keys that verify user tokens", func() {
 			r := t.withKey("").get("/.well-known/jwks.json")

@@ -180,6 +180,9 @@ func New(cfg Config) (*Server, error) {
 	// Signed file URLs: public, outside the contract (see serveFile).
 	e.GET("/files/:token", s.serveFile)
 	e.GET(strings.TrimSuffix(service.RecordingFilePath, "/")+"/:token", s.serveRecording)
+	if err := s.mountDocs(e); err != nil {
+		return nil, fmt.Errorf("server: API reference: %w", err)
+	}
 	for name, h := range cfg.CarrierRoutes {
 		e.Any("/carriers/"+name+"/*", carrierRoute(name, h))
 	}
