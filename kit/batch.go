@@ -4,7 +4,14 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
+
+// tracer makes the spans of statement batches; it is the process's current one (a no-op unless tracing is on), looked up at each use.
+func tracer() trace.Tracer { return otel.Tracer("github.com/switchboard/switchboard/kit") }
 
 // Batcher coalesces concurrent calls into shared transactions (a group commit): each call of Do
 // waits while its item joins the next batch, and one flush handles every item of the batch, so
@@ -98,11 +105,24 @@ func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), flushTimeout)
 	defer cancel()
+	// One span per statement batch: a child of the first caller's span, linked to the others'.
+	links := make([]trace.Link, 0, len(live))
+	for _, c := range live[1:] {
+		if sc := trace.SpanContextFromContext(c.ctx); sc.IsValid() {
+			links = append(links, trace.Link{SpanContext: sc})
+		}
+	}
+	ctx, span := tracer().Start(ctx, "store.batch", trace.WithLinks(links...),
+		trace.WithAttributes(attribute.Int("switchboard.batch.items", len(live))))
+	defer span.End()
 	items := make([]T, len(live))
 	for i, c := range live {
 		items[i] = c.item
 	}
 	res, err := b.flush(ctx, items)
+	if err != nil {
+		span.RecordError(err)
+	}
 	if err == nil {
 		for i, c := range live {
 			c.res = res[i]

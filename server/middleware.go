@@ -17,17 +17,31 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/time/rate"
 
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
 
+// tracer makes the requests' spans; it is the process's current one (a no-op unless tracing is on), looked up at each use.
+func tracer() trace.Tracer { return otel.Tracer("github.com/switchboard/switchboard/server") }
+
 // observe is the outermost middleware: it renders any error so the final status is known, then
 // records metrics, the access log and, for authenticated requests, the API log.
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
+		// A span per request, continuing the caller's trace (traceparent) when it sends one.
+		req := c.Request()
+		ctx := otel.GetTextMapPropagator().Extract(req.Context(), propagation.HeaderCarrier(req.Header))
+		ctx, span := tracer().Start(ctx, req.Method, trace.WithSpanKind(trace.SpanKindServer))
+		defer span.End()
+		c.SetRequest(req.WithContext(ctx))
 		if err := next(c); err != nil {
 			c.Error(err)
 		}
@@ -35,6 +49,15 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		status := c.Response().Status
 		op := s.operationOf(c)
 		method := methodOf(c.Request())
+		if span.IsRecording() {
+			span.SetName(method + " " + c.Path())
+			span.SetAttributes(attribute.String("http.request.method", method), attribute.String("http.route", c.Path()),
+				attribute.Int("http.response.status_code", status), attribute.String("switchboard.operation", op),
+				attribute.String("switchboard.request_id", requestID(c)))
+			if status >= 500 {
+				span.SetStatus(codes.Error, http.StatusText(status))
+			}
+		}
 		s.metrics.requests.WithLabelValues(op, method, strconv.Itoa(status)).Inc()
 		s.metrics.latency.WithLabelValues(op, method).Observe(elapsed.Seconds())
 		p := principal(c.Request().Context())

@@ -124,8 +124,12 @@ func (m *Messages) messageEvent(ctx context.Context, tx *store.Store, typ string
 		return m.messageEvents(ctx, tx, typ, []store.Message{*msg})
 	}
 	v.Message = *msg
-	_, err := tx.InsertEvent(ctx, msg.ProjectID, msg.AccountID, typ, m.messageData(v))
-	return err
+	e, err := store.NewEvent(msg.ProjectID, msg.AccountID, typ, m.messageData(v))
+	if err != nil {
+		return err
+	}
+	e.Traceparent = msg.Traceparent
+	return tx.InsertEvents(ctx, []store.Event{e})
 }
 
 // messageEvents records an event of type typ for each message as it now is, inside tx.
@@ -142,6 +146,7 @@ func (m *Messages) messageEvents(ctx context.Context, tx *store.Store, typ strin
 		if evs[i], err = store.NewEvent(views[i].ProjectID, views[i].AccountID, typ, m.messageData(&views[i])); err != nil {
 			return err
 		}
+		evs[i].Traceparent = views[i].Message.Traceparent // the trace of the request that sent it
 	}
 	return tx.InsertEvents(ctx, evs)
 }

@@ -12,8 +12,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/kit"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -213,7 +217,7 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 		ID: store.NewID(store.PrefixMessage), ProjectID: p.ProjectID, AccountID: p.AccountID,
 		Direction: store.DirectionOutbound, Status: store.StatusQueued, Body: p.Body, Metadata: p.Metadata,
 		Encoding: seg.Encoding, Segments: seg.Segments, Type: MessageType(seg, len(p.Attachments)),
-		ToNumber: recipient, CreatedAt: now, UpdatedAt: now,
+		ToNumber: recipient, CreatedAt: now, UpdatedAt: now, Traceparent: kit.Traceparent(ctx),
 	}
 	if p.SendAt != nil && p.SendAt.After(now) {
 		at := p.SendAt.UTC().Truncate(time.Microsecond)
@@ -493,6 +497,7 @@ func (m *Messages) dispatch(ctx context.Context, id string) error {
 		return err
 	}
 	if c.msg != nil {
+		ctx = kit.WithTraceparent(ctx, c.msg.Traceparent) // the trace of the request that sent it
 		carrierID, err := m.submit(ctx, c.msg)
 		if err != nil {
 			return err
@@ -671,7 +676,13 @@ func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, err
 		return nil, m.failSending(ctx, msg, carriers.FailureUnknown)
 	}
 	start := time.Now()
-	sub, err := messenger.Submit(ctx, out)
+	sctx, span := tracer().Start(ctx, "carrier.submit", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("switchboard.carrier", msg.Carrier), attribute.String("switchboard.message_id", msg.ID)))
+	sub, err := messenger.Submit(sctx, out)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 	var refused *carriers.SubmitError
 	switch {
 	case errors.As(err, &refused) && refused.Permanent:

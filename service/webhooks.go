@@ -24,7 +24,11 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/switchboard/switchboard/kit"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -528,6 +532,19 @@ func (w *Webhooks) loadWorks(ctx context.Context, ids []string) ([]*store.Delive
 // attempt POSTs the event once; it returns the HTTP status (0 without an answer), the outcome
 // (attemptSucceeded, …) and, when the attempt failed, why.
 func (w *Webhooks) attempt(ctx context.Context, work *store.DeliveryWork) (status int, failure, outcome string) {
+	// A span per attempt, in the trace of the work that made the event (the request that sent
+	// a message, for message.*), whose traceparent the endpoint also gets.
+	ctx, span := tracer().Start(kit.WithTraceparent(ctx, work.Event.Traceparent), "webhook.attempt",
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attribute.String("switchboard.event_id", work.Event.ID),
+			attribute.String("switchboard.event_type", work.Event.Type), attribute.String("switchboard.endpoint_id", work.Endpoint.ID),
+			attribute.String("switchboard.delivery_id", work.Delivery.ID)))
+	defer func() {
+		span.SetAttributes(attribute.Int("http.response.status_code", status), attribute.String("switchboard.outcome", outcome))
+		if failure != "" {
+			span.SetStatus(codes.Error, failure)
+		}
+		span.End()
+	}()
 	body, err := WebhookBody(&work.Event)
 	if err != nil {
 		return 0, err.Error(), attemptError
@@ -552,6 +569,7 @@ func (w *Webhooks) attempt(ctx context.Context, work *store.DeliveryWork) (statu
 	h.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
 	h.Set("webhook-signature", sig)
 	h.Set("svc-signature", svc)
+	kit.InjectTraceparent(ctx, h)
 	resp, err := w.client.Do(req)
 	if err != nil {
 		outcome, failure := describeSendError(err, w.cfg.Timeout)

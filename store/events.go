@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/switchboard/switchboard/kit"
 )
 
 // PrefixEvent is the TypeID prefix of events; an event's id is its webhook-id.
@@ -25,6 +27,10 @@ type Event struct {
 	// Data is the event's data object as JSON.
 	Data      string
 	CreatedAt time.Time
+	// Traceparent is the W3C traceparent of the work that made the event (a message's is the
+	// request that sent it), when tracing recorded it: the event's webhook attempts continue it
+	// and send it to the endpoint.
+	Traceparent *string
 }
 
 // InsertEvent records an event; data is marshalled to JSON. Call it inside the transaction of the
@@ -61,9 +67,13 @@ func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 	}
 	at := now()
 	projects := make([]string, len(evs))
+	tp := kit.Traceparent(ctx)
 	for i := range evs {
 		evs[i].ID, evs[i].CreatedAt = NewID(PrefixEvent), at
 		projects[i] = evs[i].ProjectID
+		if evs[i].Traceparent == nil {
+			evs[i].Traceparent = tp
+		}
 	}
 	if s.dialect == Postgres {
 		return s.insertEventsAndDeliveries(ctx, evs, at)
@@ -104,7 +114,7 @@ func (s *Store) insertEventsAndDeliveries(ctx context.Context, evs []Event, at t
 	first, _ := plainJobs([]river.InsertManyParams{{Args: DeliverWebhookArgs{}}}, at)
 	job := first[0]
 	// Each row of v brings its event's delivery ids in columns d1, d2, …
-	cols, refs, row := make([]string, deliveryIDsPerEvent), make([]string, deliveryIDsPerEvent), "(?, ?, ?, ?, ?, ?::timestamptz"
+	cols, refs, row := make([]string, deliveryIDsPerEvent), make([]string, deliveryIDsPerEvent), "(?, ?, ?, ?, ?, ?::timestamptz, ?"
 	for i := range cols {
 		cols[i] = "d" + strconv.Itoa(i+1)
 		refs[i] = "v." + cols[i]
@@ -115,20 +125,20 @@ func (s *Store) insertEventsAndDeliveries(ctx context.Context, evs []Event, at t
 	for len(evs) > 0 {
 		n := min(len(evs), eventsPerStatement)
 		var sb strings.Builder
-		sb.WriteString("WITH v (id, project_id, account_id, type, data, created_at, " + strings.Join(cols, ", ") + ") AS (VALUES ")
-		args := make([]any, 0, (6+deliveryIDsPerEvent)*n+9)
+		sb.WriteString("WITH v (id, project_id, account_id, type, data, created_at, traceparent, " + strings.Join(cols, ", ") + ") AS (VALUES ")
+		args := make([]any, 0, (7+deliveryIDsPerEvent)*n+9)
 		for i, e := range evs[:n] {
 			if i > 0 {
 				sb.WriteString(", ")
 			}
 			sb.WriteString(row)
-			args = append(args, e.ID, e.ProjectID, e.AccountID, e.Type, e.Data, e.CreatedAt)
+			args = append(args, e.ID, e.ProjectID, e.AccountID, e.Type, e.Data, e.CreatedAt, e.Traceparent)
 			for range deliveryIDsPerEvent {
 				args = append(args, NewID(PrefixWebhookDelivery))
 			}
 		}
-		sb.WriteString(`), e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at)
-				SELECT id, project_id, account_id, type, data, created_at FROM v),
+		sb.WriteString(`), e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at, traceparent)
+				SELECT id, project_id, account_id, type, data, created_at, traceparent FROM v),
 			p AS (SELECT v.id AS event_id, v.project_id, v.type AS event_type, w.id AS endpoint_id,
 					(ARRAY[` + strings.Join(refs, ", ") + `])[row_number() OVER (PARTITION BY v.id)::int] AS delivery_id
 				FROM v JOIN webhook_endpoints w ON w.project_id = v.project_id AND w.enabled

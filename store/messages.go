@@ -65,7 +65,10 @@ type Message struct {
 	CarrierID *string
 	BlastID   *string
 	// AutoReply marks the service's own replies (STOP/START/HELP confirmations).
-	AutoReply     bool
+	AutoReply bool
+	// Traceparent is the W3C traceparent of the request that sent the message, when tracing
+	// recorded it: its dispatch and events continue that trace.
+	Traceparent   *string
 	FailureReason *string
 	// NotBefore is the pacing slot reserved for the message, once it has one.
 	NotBefore   *time.Time

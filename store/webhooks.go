@@ -349,12 +349,13 @@ func (s *Store) DeliveryWorks(ctx context.Context, ids []string) (map[string]*De
 		VType                string
 		VData                string
 		VCreatedAt           time.Time
+		VTraceparent         *string
 	}
 	err := scan(s.q(ctx).Raw(`SELECT d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts,
 		e.id AS e_id, e.url AS e_url, e.secret AS e_secret, e.previous_secret AS e_previous_secret,
 		e.previous_secret_until AS e_previous_secret_until, e.enabled AS e_enabled, e.failing_since AS e_failing_since,
 		v.id AS v_id, v.project_id AS v_project_id, v.account_id AS v_account_id, v.type AS v_type, v.data AS v_data,
-		v.created_at AS v_created_at
+		v.created_at AS v_created_at, v.traceparent AS v_traceparent
 		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events v ON v.id = d.event_id
 		WHERE d.id IN ?`, uniq(ids)), &rows).Error
 	if err != nil {
@@ -369,7 +370,7 @@ func (s *Store) DeliveryWorks(ctx context.Context, ids []string) (map[string]*De
 				PreviousSecret: row.EPreviousSecret, PreviousSecretUntil: row.EPreviousSecretUntil, Enabled: row.EEnabled,
 				FailingSince: row.EFailingSince},
 			Event: Event{ID: row.VID, ProjectID: row.VProjectID, AccountID: row.VAccountID, Type: row.VType, Data: row.VData,
-				CreatedAt: row.VCreatedAt},
+				CreatedAt: row.VCreatedAt, Traceparent: row.VTraceparent},
 		}
 	}
 	return out, nil

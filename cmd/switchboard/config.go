@@ -43,6 +43,9 @@ type Config struct {
 	// PublicURL is the absolute http(s) base URL clients and handsets reach: the `iss` of user
 	// tokens, the base of short links and of carrier callbacks. Defaults to https://<Listen>.
 	PublicURL string
+	// OTLPEndpoint is the OTLP/HTTP collector spans are sent to (http(s)://host:4318). Defaults
+	// to none: tracing is off.
+	OTLPEndpoint string
 	// LogLevel is debug, info, warn or error. Defaults to info.
 	LogLevel slog.Level
 	// AutoMigrate applies pending migrations when serve starts. Defaults to true.
@@ -131,6 +134,8 @@ func newSettings(c *Config) settings {
 			usage: "optional plain-HTTP listener's host:port (answers 403 https_required except to trusted proxies)"},
 		{name: "metrics-listen", scope: scopeServe, value: str(&c.MetricsListen),
 			usage: "host:port of the Prometheus metrics listener (plain HTTP, GET /metrics), e.g. 127.0.0.1:9090; default: none"},
+		{name: "otlp-endpoint", scope: scopeServe, value: str(&c.OTLPEndpoint),
+			usage: "OTLP/HTTP collector to send trace spans to, e.g. http://otel-collector:4318; default: none (tracing off)"},
 		{name: "trusted-proxies", scope: scopeServe, value: str(&c.trustedProxies),
 			usage: "comma-separated CIDRs of TLS-terminating proxies"},
 		{name: "tls-cert", scope: scopeServe, value: str(&c.TLSCert),
@@ -313,6 +318,11 @@ func (c *Config) validateServe(ss settings) error {
 	}
 	if c.JobRetention == 0 {
 		return errSetting(ss.byName("retention-jobs"), "must be positive: completed jobs pile up in the queue's table otherwise")
+	}
+	if c.OTLPEndpoint != "" {
+		if u, err := url.Parse(c.OTLPEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errSetting(ss.byName("otlp-endpoint"), "%q is not an http(s) URL of an OTLP/HTTP collector, e.g. http://otel-collector:4318", c.OTLPEndpoint)
+		}
 	}
 	if c.DatabaseWait < 0 {
 		return errSetting(ss.byName("database-wait"), "%s is negative: give 0 to fail at once", c.DatabaseWait)

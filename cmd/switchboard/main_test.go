@@ -567,12 +567,14 @@ var _ = Describe("switchboard", func() {
 // servedAPI is a `switchboard serve` running in-process.
 type servedAPI struct {
 	addr, plainAddr, metricsAddr string
-	stdout, stderr               *syncBuffer
-	client                       *http.Client
-	cancel                       context.CancelFunc
-	done                         chan error
-	stopped                      bool
-	err                          error
+	// headers are sent with every request of do.
+	headers        map[string]string
+	stdout, stderr *syncBuffer
+	client         *http.Client
+	cancel         context.CancelFunc
+	done           chan error
+	stopped        bool
+	err            error
 }
 
 // serve starts `switchboard serve` on a free loopback port and waits until it listens.
@@ -631,6 +633,9 @@ func (s *servedAPI) do(method, path, key, body string) (int, string) {
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for k, v := range s.headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := s.client.Do(req)
 	ExpectWithOffset(1, err).NotTo(HaveOccurred())

@@ -132,6 +132,14 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 		return err
 	}
 	defer ls.close()
+	if cfg.OTLPEndpoint != "" {
+		stop, err := startTracing(ctx, cfg.OTLPEndpoint, ls.api.Addr().String())
+		if err != nil {
+			return err
+		}
+		defer stop()
+		log.Info("tracing", "otlp_endpoint", cfg.OTLPEndpoint)
+	}
 	st, err := a.openStore(ctx, cfg.DatabaseWait)
 	if err != nil {
 		return err
