@@ -30,7 +30,7 @@ var _ = Describe("A crash while delivering webhooks", Ordered, func() {
 	var proc *serveProcess
 
 	BeforeAll(func(ctx context.Context) {
-		proc = newServeProcess(ctx, "the webhook crash test", "--webhook-allow-private", "true")
+		proc = newServeProcess(ctx, "the webhook crash test", "--webhook-allow-private=true")
 	})
 
 	It("loses no webhook", func(ctx context.Context) {
