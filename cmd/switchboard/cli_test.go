@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -212,5 +213,64 @@ var _ = Describe("the command line", func() {
 		Expect(err.Error()).To(SatisfyAll(HavePrefix("delivery or event whd_01h455vb4pex5vsknk084sn02q not found"), Not(ContainSubstring("store:"))))
 		_, err = c.run("webhook set", "--project", "prj_01h455vb4pex5vsknk084sn02q", "--url", "ftp://x")
 		Expect(strings.HasPrefix(err.Error(), "validation_error")).To(BeFalse(), err.Error())
+	})
+})
+
+var _ = Describe("migrate status and backup", func() {
+	var c *cli
+	BeforeEach(func() { c = newCLI() })
+
+	It("lists every migration as pending on a new database, then as applied, without changing anything itself", func() {
+		var before struct {
+			Migrations    []map[string]any `json:"migrations"`
+			Pending       int              `json:"pending"`
+			SchemaVersion int              `json:"schema_version"`
+		}
+		c.json(&before, "migrate status")
+		Expect(before.SchemaVersion).To(Equal(store.SchemaVersion()))
+		Expect(before.Pending).To(Equal(store.SchemaVersion()))
+		Expect(before.Migrations).To(HaveEach(HaveKeyWithValue("applied_at", BeNil())))
+		text, err := c.run("migrate status")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(text).To(ContainSubstring("pending: run 'switchboard migrate'"))
+
+		_, err = c.run("migrate")
+		Expect(err).NotTo(HaveOccurred())
+		var after struct {
+			Migrations []map[string]any `json:"migrations"`
+			Pending    int              `json:"pending"`
+		}
+		c.json(&after, "migrate status")
+		Expect(after.Pending).To(BeZero())
+		Expect(after.Migrations).To(HaveLen(store.SchemaVersion()))
+		Expect(after.Migrations).To(HaveEach(HaveKeyWithValue("applied_at", Not(BeNil()))))
+		text, err = c.run("migrate status")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(text).To(HaveSuffix("database is up to date\n"))
+	})
+
+	It("backs a SQLite database up to a new file that opens with the same data, and refuses to overwrite one", func(ctx SpecContext) {
+		p := c.createProject("Backed up")
+		to := filepath.Join(GinkgoT().TempDir(), "backup.db")
+		var out map[string]any
+		c.json(&out, "backup", "--to", to)
+		Expect(out).To(SatisfyAll(HaveKeyWithValue("file", to), HaveKeyWithValue("bytes", BeNumerically(">", 0))))
+		copied, err := store.Open(ctx, store.Config{URL: to})
+		Expect(err).NotTo(HaveOccurred())
+		defer copied.Close()
+		got, err := copied.GetProject(ctx, p)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Name).To(Equal("Backed up"))
+
+		_, err = c.run("backup", "--to", to)
+		Expect(err).To(MatchError(ContainSubstring("already exists")))
+		_, err = c.run("backup")
+		Expect(err).To(MatchError(ContainSubstring("--to is required")))
+	})
+
+	It("sends a PostgreSQL operator to pg_dump", func(ctx SpecContext) {
+		db := freshPostgres(ctx)
+		_, err := c.run("backup", "--database-url", db, "--to", filepath.Join(GinkgoT().TempDir(), "x.db"))
+		Expect(err).To(MatchError(ContainSubstring("pg_dump")))
 	})
 })
