@@ -274,11 +274,23 @@ type CampaignRegistry interface {
 // CampaignSubmission is a 10DLC campaign to register.
 type CampaignSubmission struct {
 	// Reference is our campaign id (cpn_…); the verdict carries it back.
-	Reference      string
-	AccountID      string
+	Reference string
+	AccountID string
+	// Brand is the account's brand, which registries register before (or with) the campaign.
+	Brand          Brand
 	Description    string
 	UseCases       []string
 	MessageSamples []string
+	// ConsentFlow says how recipients opt in.
+	ConsentFlow string
+	// Includes lists properties of the content: links, phone_numbers, age_gated, direct_lending.
+	Includes []string
+	// PrivacyPolicyURL and TermsAndConditionsURL are optional.
+	PrivacyPolicyURL, TermsAndConditionsURL string
+	// Volume is low or high.
+	Volume string
+	// OptInMessage, OptOutMessage and HelpMessage are what the core answers START, STOP and HELP.
+	OptInMessage, OptOutMessage, HelpMessage string
 	// TCRID is set when the campaign was registered elsewhere and is imported.
 	TCRID string
 }
@@ -286,12 +298,64 @@ type CampaignSubmission struct {
 // TollFreeSubmission is a toll-free verification request.
 type TollFreeSubmission struct {
 	// Reference is our toll-free campaign id (tfc_…).
-	Reference      string
-	AccountID      string
-	PhoneNumber    string
-	Description    string
+	Reference   string
+	AccountID   string
+	Brand       Brand
+	PhoneNumber string
+	Description string
+	// UseCases are the contract's toll-free use cases (account_notification, …).
 	UseCases       []string
 	MessageSamples []string
+	// Includes lists properties of the content: age_gated.
+	Includes                                []string
+	PrivacyPolicyURL, TermsAndConditionsURL string
+	// OptInMessage and HelpMessage are what the core answers START and HELP.
+	OptInMessage, HelpMessage string
+}
+
+// Brand is the legal entity an account sends for, as the contract's Organization describes it
+// (its enumerations: Type co_op, government, llc, non_profit, partnership, private_corporation,
+// public_corporation or sole_proprietor; IdentifierType ein; Industry in lower case). Fields the
+// account has not given are empty.
+type Brand struct {
+	// Name is the name recipients know (the account's brand_name, else its name).
+	Name               string
+	RegisteredName     string
+	Type               string
+	Industry           string
+	Website            string
+	Email              string
+	MobileNumber       string
+	Identifier         string
+	IdentifierType     string
+	Country            string
+	RegionsOfOperation []string
+	StockExchange      string
+	StockSymbol        string
+	Address            BrandAddress
+	Contact            BrandContact
+}
+
+// BrandAddress is the address of a brand's headquarters.
+type BrandAddress struct {
+	Name, Line1, Line2, Locality, Region, PostalCode, Country string
+}
+
+// BrandContact is the person who answers for a brand.
+type BrandContact struct {
+	FirstName, LastName, Email, PhoneNumber, Title, TitleOther string
+}
+
+// NumberAssigner is implemented by registries that must be told which numbers send under a
+// campaign (Twilio adds them to the account's Messaging Service, Telnyx assigns them to the
+// campaign). The core calls it, from a job that retries, when a number is attached to a campaign
+// registered with the number's carrier and when it is detached or released.
+type NumberAssigner interface {
+	Carrier
+	// AssignNumber puts number under the campaign submitted as reference; repeating it is no error.
+	AssignNumber(ctx context.Context, reference, number string) error
+	// UnassignNumber takes number from the campaign; a number not assigned is no error.
+	UnassignNumber(ctx context.Context, reference, number string) error
 }
 
 // ErrUnsupported is returned by the core when the carrier behind a number lacks a capability.

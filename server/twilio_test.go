@@ -19,17 +19,18 @@ import (
 	"github.com/switchboard/switchboard/store"
 )
 
-// The messaging core's send, receive and opt-out paths with Twilio as the carrier: the API
-// stack, a core whose default carrier is the Twilio adapter pointed at a fake Twilio, and the
-// fake posting signed callbacks to the server's /carriers/twilio/… routes. It has a database of
+// The messaging core's registration, send, receive and opt-out paths with Twilio as the carrier:
+// the API stack, a core whose default carrier is the Twilio adapter pointed at a fake Twilio, and
+// the fake posting signed callbacks to the server's /carriers/twilio/… routes. It has a database of
 // its own, so that its job workers and the suite's never take each other's jobs.
 var _ = Describe("Twilio end to end", Ordered, func() {
 	var (
-		tst     *store.Store
-		fake    *twiliotest.Fake
-		t       *tenant
-		account string
-		number  string
+		tst      *store.Store
+		fake     *twiliotest.Fake
+		t        *tenant
+		account  string
+		number   string
+		campaign string
 	)
 	inboundURL := "https://switchboard.test" + twilio.CallbackPath + "/messages/inbound"
 
@@ -49,7 +50,8 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 			Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
 				var err error
 				tw, err = twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: twiliotest.AuthToken,
-					APIBase: fake.URL, PublicURL: "https://switchboard.test", Store: tst.Twilio(), Reporter: r, Logger: testLogger()})
+					APIBase: fake.URL, MessagingAPIBase: fake.URL, TrustHubAPIBase: fake.URL, PublicURL: "https://switchboard.test",
+					PollMin: 20 * time.Millisecond, PollMax: 200 * time.Millisecond, Store: tst.Twilio(), Reporter: r, Logger: testLogger()})
 				return []carriers.Carrier{tw}, err
 			},
 		})
@@ -66,20 +68,21 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 		k, secret, err := tst.CreateAPIKey(ctx, p.ID, false)
 		Expect(err).NotTo(HaveOccurred())
 		t = &tenant{ProjectID: p.ID, KeyID: k.ID, Key: secret, api: tapi}
-		account = t.createAccount("Acme Dental")
+		r := t.post("/accounts", map[string]any{"name": "Acme Dental", "organization": acmeOrganization()})
+		Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+		account = r.JSON()["id"].(string)
 
-		// The number is bought through the API from Twilio; its 10DLC campaign was registered
-		// at Twilio (the adapter registers none), so the spec records it as active.
+		// Everything through the API: the number is bought from Twilio, the campaign registered
+		// at Twilio (TrustHub profile and trust product, brand, Messaging Service, US A2P
+		// registration) and approved there, and the number attached to it.
 		bought := t.buyNumber(account, map[string]any{"area_code": "415"})
 		number = bought["number"].(string)
 		Expect(fake.Owned(number)).To(HaveValue(HaveField("SmsURL", inboundURL)))
-		now := time.Now().UTC()
-		cid := store.NewID(store.PrefixCampaign)
-		db := tst.DB().WithContext(ctx)
-		Expect(db.Exec(`INSERT INTO campaigns (id, project_id, account_id, carrier, status, params, created_at, updated_at)
-			VALUES (?, ?, ?, 'twilio', ?, '{}', ?, ?)`, cid, p.ID, account, store.CampaignActive, now, now).Error).To(Succeed())
-		Expect(db.Exec(`UPDATE phone_numbers SET campaign_id = ?, attachment_status = ? WHERE id = ?`,
-			cid, store.AttachmentDone, bought["id"]).Error).To(Succeed())
+		campaign = t.createCampaign(account, campaignBody())["id"].(string)
+		Eventually(func() string { return t.statusOfResource("/campaigns/" + campaign) }).WithTimeout(20 * time.Second).Should(Equal("active"))
+		Expect(t.patch("/phone_numbers/"+bought["id"].(string), map[string]any{"campaign_id": campaign})).To(HaveStatus(http.StatusOK))
+		Eventually(func() map[string][]string { return fake.ServiceNumbers() }).WithTimeout(20*time.Second).
+			Should(ContainElement(ConsistOf(number)), "the number is added to the campaign's Messaging Service")
 	})
 
 	AfterEach(func() { Expect(fake.Violations()).To(BeEmpty()) })
@@ -90,6 +93,11 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 		Expect(carrier).To(Equal(twilio.Name))
 	})
 
+	It("registered the campaign at Twilio once: one brand, one Messaging Service, one A2P registration", func() {
+		Expect(fake.Counts()).To(SatisfyAll(HaveKeyWithValue("brands", 1), HaveKeyWithValue("services", 1),
+			HaveKeyWithValue("usa2p", 1), HaveKeyWithValue("bundles", 2)))
+	})
+
 	It("sends a message through Twilio, which reports it delivered with a signed status callback", func() {
 		handset := newHandset()
 		m := t.send(account, map[string]any{"from": number, "to": handset, "body": "Your appointment is tomorrow at 10am."})
@@ -97,6 +105,7 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 		sent := fake.MessagesTo(handset)
 		Expect(sent).To(HaveLen(1))
 		Expect(sent[0]).To(SatisfyAll(HaveField("From", number), HaveField("Body", "Your appointment is tomorrow at 10am."),
+			HaveField("MessagingServiceSID", HavePrefix("MG")),
 			HaveField("StatusCallback", "https://switchboard.test/carriers/twilio/messages/status?reference="+m["id"].(string))))
 	})
 
@@ -167,6 +176,11 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 		Expect(r.Status).NotTo(Equal(http.StatusCreated), r.String())
 	})
 
+	It("withdraws the campaign at Twilio when it is deactivated", func() {
+		Expect(t.delete("/campaigns/" + campaign)).To(HaveStatus(http.StatusOK))
+		Eventually(func() map[string]int { return fake.Counts() }).WithTimeout(20 * time.Second).Should(HaveKeyWithValue("usa2p", 0))
+	})
+
 	It("refuses an unsigned or wrongly signed callback with 403 through the server", func() {
 		params := url.Values{"MessageSid": {"SM1"}, "From": {newHandset()}, "To": {number}, "Body": {"STOP"}}
 		Expect(fake.PostSigned(inboundURL, params, "").Status).To(Equal(http.StatusForbidden))
@@ -185,3 +199,16 @@ var _ = Describe("Twilio end to end", Ordered, func() {
 		Expect(anonymous.get(twilio.CallbackPath + "/nothing/here")).To(HaveError(http.StatusNotFound, "not_found"))
 	})
 })
+
+// acmeOrganization is a complete organization, as Twilio registers a brand with it.
+func acmeOrganization() map[string]any {
+	return map[string]any{
+		"registered_name": "Acme Dental LLC", "type": "llc", "industry": "healthcare", "website": "https://acmedental.example",
+		"email": "compliance@acmedental.example", "identifier": "12-3456789", "identifier_type": "ein", "country": "US",
+		"regions_of_operation": []string{"usa_and_canada"},
+		"address": map[string]any{"name": "Acme Dental LLC", "line1": "1 Market St", "locality": "San Francisco", "region": "CA",
+			"postal_code": "94105", "country": "US"},
+		"contact": map[string]any{"first_name": "Ada", "last_name": "Lopez", "email": "ada@acmedental.example",
+			"phone_number": "+14155550142", "title": "ceo"},
+	}
+}

@@ -364,9 +364,17 @@ func (n *Numbers) submit(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
+		a, err := st.GetAccount(ctx, t.ProjectID, t.AccountID)
+		if err != nil {
+			return ignoreNotFound(err)
+		}
+		brand := brandOf(a)
+		optIn, _, help := keywordReplies(brand.Name)
 		if err := reg.SubmitTollFreeVerification(ctx, carriers.TollFreeSubmission{
-			Reference: t.ID, AccountID: t.AccountID, PhoneNumber: pn.Number, Description: t.Params.Description,
-			UseCases: t.Params.UseCases, MessageSamples: t.Params.MessageSamples,
+			Reference: t.ID, AccountID: t.AccountID, Brand: brand, PhoneNumber: pn.Number, Description: t.Params.Description,
+			UseCases: t.Params.UseCases, MessageSamples: t.Params.MessageSamples, Includes: t.Params.Includes,
+			PrivacyPolicyURL: t.Params.PrivacyPolicyURL, TermsAndConditionsURL: t.Params.TermsAndConditionsURL,
+			OptInMessage: optIn, HelpMessage: help,
 		}); err != nil {
 			return err
 		}
@@ -381,8 +389,20 @@ func (n *Numbers) submit(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	sub := carriers.CampaignSubmission{Reference: c.ID, AccountID: c.AccountID, Description: c.Params.Description,
-		UseCases: c.Params.UseCases, MessageSamples: c.Params.MessageSamples}
+	a, err := st.GetAccount(ctx, c.ProjectID, c.AccountID)
+	if err != nil {
+		return ignoreNotFound(err)
+	}
+	p := c.Params
+	sub := carriers.CampaignSubmission{Reference: c.ID, AccountID: c.AccountID, Brand: brandOf(a), Description: p.Description,
+		UseCases: p.UseCases, MessageSamples: p.MessageSamples, ConsentFlow: p.ConsentFlow, Includes: p.Includes, Volume: p.Volume}
+	sub.OptInMessage, sub.OptOutMessage, sub.HelpMessage = keywordReplies(sub.Brand.Name)
+	if p.PrivacyPolicyURL != nil {
+		sub.PrivacyPolicyURL = *p.PrivacyPolicyURL
+	}
+	if p.TermsAndConditionsURL != nil {
+		sub.TermsAndConditionsURL = *p.TermsAndConditionsURL
+	}
 	if c.TCRID != nil {
 		sub.TCRID = *c.TCRID
 	}

@@ -54,6 +54,7 @@ func (n *Numbers) Register(w *river.Workers) {
 	river.AddWorker(w, &releaseNumberWorker{n: n})
 	river.AddWorker(w, &submitWorker{n: n})
 	river.AddWorker(w, &withdrawWorker{n: n})
+	river.AddWorker(w, &assignNumberWorker{n: n})
 }
 
 // Error types of numbers.
@@ -319,6 +320,7 @@ func (n *Numbers) UpdateNumber(ctx context.Context, projectID, id string, patch 
 			pn.Name = patch.Name
 		}
 		attached := false
+		previous := pn.CampaignID
 		if patch.CampaignID != nil {
 			if attached, err = attach(pn, c); err != nil {
 				return err
@@ -326,6 +328,11 @@ func (n *Numbers) UpdateNumber(ctx context.Context, projectID, id string, patch 
 		}
 		if err := tx.UpdatePhoneNumber(ctx, pn); err != nil {
 			return err
+		}
+		if patch.CampaignID != nil && (previous == nil || *previous != c.ID) {
+			if err := n.assignLater(ctx, tx, pn, previous, &c.ID); err != nil {
+				return err
+			}
 		}
 		if attached {
 			if err := insertAttachedEvent(ctx, tx, pn); err != nil {
@@ -381,6 +388,9 @@ func (n *Numbers) Release(ctx context.Context, projectID, id string) (*store.Pho
 			return err
 		}
 		out = pn
+		if err := n.assignLater(ctx, tx, pn, pn.CampaignID, nil); err != nil {
+			return err
+		}
 		jobs := []river.InsertManyParams{{Args: releaseNumberArgs{Carrier: pn.Carrier, Number: pn.Number}}}
 		for _, t := range canceled {
 			jobs = append(jobs, river.InsertManyParams{Args: withdrawArgs{Carrier: t.Carrier, Reference: t.ID}})
@@ -442,6 +452,60 @@ func (n *Numbers) AccountStatus(ctx context.Context, projectID, accountID string
 		return CapabilityStatus{}, err
 	}
 	return LocalMessagingStatus(a.ArchivedAt != nil, org, Registration{ActiveCampaign: active, AttachedNumber: attached}), nil
+}
+
+// assignLater tells the number's carrier, after the commit, that the number left campaign from
+// and joined campaign to (either may be nil), when the carrier's registry wants to know
+// (carriers.NumberAssigner).
+func (n *Numbers) assignLater(ctx context.Context, tx *store.Store, pn *store.PhoneNumber, from, to *string) error {
+	c, err := n.cfg.Carriers.Get(pn.Carrier)
+	if err != nil {
+		return nil // a carrier no longer configured has nothing to be told
+	}
+	if _, ok := c.(carriers.NumberAssigner); !ok {
+		return nil
+	}
+	var jobs []river.InsertManyParams
+	if from != nil {
+		jobs = append(jobs, river.InsertManyParams{Args: assignNumberArgs{Carrier: pn.Carrier, Campaign: *from, Number: pn.Number}})
+	}
+	if to != nil {
+		jobs = append(jobs, river.InsertManyParams{Args: assignNumberArgs{Carrier: pn.Carrier, Campaign: *to, Number: pn.Number, Assign: true}})
+	}
+	return tx.InsertJobs(ctx, jobs)
+}
+
+// assignNumberArgs assigns a number to a campaign at the number's carrier (Assign), or takes it
+// off one.
+type assignNumberArgs struct {
+	Carrier  string `json:"carrier"`
+	Campaign string `json:"campaign"`
+	Number   string `json:"number"`
+	Assign   bool   `json:"assign"`
+}
+
+// Kind names the job.
+func (assignNumberArgs) Kind() string { return "assign_number" }
+
+type assignNumberWorker struct {
+	river.WorkerDefaults[assignNumberArgs]
+	n *Numbers
+}
+
+// Work tells the carrier; River retries with backoff while it fails.
+func (w *assignNumberWorker) Work(ctx context.Context, j *river.Job[assignNumberArgs]) error {
+	c, err := w.n.cfg.Carriers.Get(j.Args.Carrier)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+	a, ok := c.(carriers.NumberAssigner)
+	if !ok {
+		return nil
+	}
+	if j.Args.Assign {
+		return a.AssignNumber(ctx, j.Args.Campaign, j.Args.Number)
+	}
+	return a.UnassignNumber(ctx, j.Args.Campaign, j.Args.Number)
 }
 
 // releaseNumberArgs gives a number back to its carrier after the transaction that released it

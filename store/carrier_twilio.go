@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -49,4 +50,139 @@ func (x *TwilioStore) AddSubmission(ctx context.Context, reference, sid string, 
 // InsertJob enqueues one of the adapter's jobs.
 func (x *TwilioStore) InsertJob(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
 	return x.s.InsertJob(ctx, args, opts)
+}
+
+// twilioBrand is a row of twilio_brands.
+type twilioBrand struct {
+	AccountID string `gorm:"primaryKey"`
+	State     string
+	UpdatedAt time.Time
+}
+
+func (twilioBrand) TableName() string { return "twilio_brands" }
+
+// twilioRegistration is a row of twilio_registrations.
+type twilioRegistration struct {
+	Reference string `gorm:"primaryKey"`
+	AccountID string
+	State     string
+	Open      bool
+	UpdatedAt time.Time
+}
+
+func (twilioRegistration) TableName() string { return "twilio_registrations" }
+
+// twilioNumber is a row of twilio_numbers.
+type twilioNumber struct {
+	Number     string `gorm:"primaryKey"`
+	ServiceSID string `gorm:"column:service_sid"`
+	UpdatedAt  time.Time
+}
+
+func (twilioNumber) TableName() string { return "twilio_numbers" }
+
+// Brand returns an account's brand as registered so far, nil when nothing.
+func (x *TwilioStore) Brand(ctx context.Context, accountID string) (*twilio.BrandState, error) {
+	var row twilioBrand
+	err := x.s.q(ctx).Where("account_id = ?", accountID).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, translate(err, "twilio brand")
+	}
+	var b twilio.BrandState
+	return &b, translate(json.Unmarshal([]byte(row.State), &b), "decode twilio brand")
+}
+
+// SaveBrand records an account's brand as registered so far.
+func (x *TwilioStore) SaveBrand(ctx context.Context, b *twilio.BrandState) error {
+	state, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	row := twilioBrand{AccountID: b.AccountID, State: string(state), UpdatedAt: now()}
+	err = x.s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "account_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"state", "updated_at"})}).Create(&row).Error
+	return translate(err, "save twilio brand")
+}
+
+// Registration returns a registration by reference, nil when none.
+func (x *TwilioStore) Registration(ctx context.Context, reference string) (*twilio.Registration, error) {
+	var row twilioRegistration
+	err := x.s.q(ctx).Where("reference = ?", reference).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, translate(err, "twilio registration")
+	}
+	return decodeRegistration(row)
+}
+
+func decodeRegistration(row twilioRegistration) (*twilio.Registration, error) {
+	var r twilio.Registration
+	return &r, translate(json.Unmarshal([]byte(row.State), &r), "decode twilio registration")
+}
+
+// SaveRegistration records a registration as it now is.
+func (x *TwilioStore) SaveRegistration(ctx context.Context, r *twilio.Registration) error {
+	state, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	row := twilioRegistration{Reference: r.Reference, AccountID: r.AccountID, State: string(state), Open: r.Open, UpdatedAt: now()}
+	err = x.s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "reference"}},
+		DoUpdates: clause.AssignmentColumns([]string{"account_id", "state", "open", "updated_at"})}).Create(&row).Error
+	return translate(err, "save twilio registration")
+}
+
+// OpenRegistrations returns an account's registrations that await a verdict.
+func (x *TwilioStore) OpenRegistrations(ctx context.Context, accountID string) ([]twilio.Registration, error) {
+	var rows []twilioRegistration
+	if err := x.s.q(ctx).Where("account_id = ? AND open", accountID).Order("reference").Find(&rows).Error; err != nil {
+		return nil, translate(err, "open twilio registrations")
+	}
+	out := make([]twilio.Registration, 0, len(rows))
+	for _, row := range rows {
+		r, err := decodeRegistration(row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+// AccountOfBundle returns the account whose brand has a TrustHub bundle sid, "" when none.
+func (x *TwilioStore) AccountOfBundle(ctx context.Context, bundleSID string) (string, error) {
+	// The state is JSON written by SaveBrand; sids are 34 characters of [A-Za-z0-9], so a
+	// substring match on the quoted sid cannot match another field.
+	var ids []string
+	err := x.s.q(ctx).Model(&twilioBrand{}).Where("state LIKE ?", `%"`+bundleSID+`"%`).Limit(1).Pluck("account_id", &ids).Error
+	if err != nil || len(ids) == 0 {
+		return "", translate(err, "twilio brand of bundle")
+	}
+	return ids[0], nil
+}
+
+// NumberService returns the Messaging Service a number was added to, "" when none.
+func (x *TwilioStore) NumberService(ctx context.Context, number string) (string, error) {
+	var row twilioNumber
+	err := x.s.q(ctx).Where("number = ?", number).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", nil
+	}
+	return row.ServiceSID, translate(err, "twilio number service")
+}
+
+// SetNumberService records the Messaging Service a number was added to ("" when taken off).
+func (x *TwilioStore) SetNumberService(ctx context.Context, number, serviceSID string) error {
+	if serviceSID == "" {
+		return translate(x.s.q(ctx).Where("number = ?", number).Delete(&twilioNumber{}).Error, "forget twilio number service")
+	}
+	row := twilioNumber{Number: number, ServiceSID: serviceSID, UpdatedAt: now()}
+	err := x.s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "number"}},
+		DoUpdates: clause.AssignmentColumns([]string{"service_sid", "updated_at"})}).Create(&row).Error
+	return translate(err, "record twilio number service")
 }

@@ -93,7 +93,8 @@ func campaignRegistrySpecs(h *Harness) {
 		})
 
 		It("verifies a toll-free number through the reporter", func(ctx SpecContext) {
-			t := TollFree("Acme Shop sends shipping notifications to customers who asked for them at checkout.")
+			t := TollFree(h, "Acme Shop sends shipping notifications to customers who asked for them at checkout.")
+			withdrawAfter(reg, t.Reference)
 			supported(TollFreeVerification, reg.SubmitTollFreeVerification(ctx, t))
 			Expect(verdict(t.Reference)).To(HaveField("Approved", true))
 			reportedBy(t.Reference)
@@ -101,7 +102,8 @@ func campaignRegistrySpecs(h *Harness) {
 
 		It("rejects a toll-free verification with a reason", func(ctx SpecContext) {
 			skipWithoutRejection()
-			t := TollFree(h.RejectDescription)
+			t := TollFree(h, h.RejectDescription)
+			withdrawAfter(reg, t.Reference)
 			supported(TollFreeVerification, reg.SubmitTollFreeVerification(ctx, t))
 			Expect(verdict(t.Reference)).To(SatisfyAll(HaveField("Approved", false), HaveField("Reason", Not(BeEmpty()))))
 		})
@@ -143,7 +145,8 @@ func campaignRegistrySpecs(h *Harness) {
 		It("withdraws a toll-free verification", func(ctx SpecContext) {
 			supported(Withdrawal, reg.WithdrawCampaign(ctx, newReference("tfc")))
 			skipWithoutLook()
-			t := TollFree("Acme Shop sends shipping notifications to customers who asked for them at checkout.")
+			t := TollFree(h, "Acme Shop sends shipping notifications to customers who asked for them at checkout.")
+			withdrawAfter(reg, t.Reference)
 			supported(TollFreeVerification, reg.SubmitTollFreeVerification(ctx, t))
 			verdict(t.Reference)
 			Expect(h.Registered(ctx, t.Reference)).To(BeTrue())
@@ -153,21 +156,57 @@ func campaignRegistrySpecs(h *Harness) {
 	})
 }
 
+// withdrawAfter withdraws a toll-free verification when the spec ends, so that the next spec can
+// verify the same number again (a carrier keeps one verification per number).
+func withdrawAfter(reg carriers.CampaignRegistry, reference string) {
+	DeferCleanup(func(ctx SpecContext) {
+		if err := reg.WithdrawCampaign(ctx, reference); err != nil {
+			Expect(err).To(MatchError(carriers.ErrUnsupported))
+		}
+	})
+}
+
+// Brand is a complete brand, as an account whose organization is filled in gives it.
+func Brand() carriers.Brand {
+	return carriers.Brand{
+		Name: "Acme Dental", RegisteredName: "Acme Dental LLC", Type: "llc", Industry: "healthcare",
+		Website: "https://acmedental.example", Email: "compliance@acmedental.example", Identifier: "12-3456789",
+		IdentifierType: "ein", Country: "US", RegionsOfOperation: []string{"usa_and_canada"},
+		Address: carriers.BrandAddress{Name: "Acme Dental LLC", Line1: "1 Market St", Locality: "San Francisco", Region: "CA",
+			PostalCode: "94105", Country: "US"},
+		Contact: carriers.BrandContact{FirstName: "Ada", LastName: "Lopez", Email: "ada@acmedental.example",
+			PhoneNumber: "+14155550142", Title: "ceo"},
+	}
+}
+
 // Campaign is a 10DLC campaign submission with a fresh reference and a complete brand, as the
 // core submits one.
 func Campaign(description string) carriers.CampaignSubmission {
 	return carriers.CampaignSubmission{
-		Reference: newReference("cpn"), AccountID: newReference("acct"), Description: description,
+		Reference: newReference("cpn"), AccountID: newReference("acct"), Brand: Brand(), Description: description,
 		UseCases:       []string{"account_notification", "customer_care"},
 		MessageSamples: []string{"Your appointment is tomorrow at 10am. Reply STOP to opt out.", "Your car is ready for pickup."},
+		ConsentFlow:    "Patients opt in by checking a box on the intake form at https://acmedental.example/intake.",
+		Includes:       []string{"links"}, PrivacyPolicyURL: "https://acmedental.example/privacy", Volume: "low",
+		OptInMessage:  "Acme Dental: You are subscribed again. Reply HELP for help, STOP to unsubscribe.",
+		OptOutMessage: "Acme Dental: You are unsubscribed and will receive no more messages. Reply START to resubscribe.",
+		HelpMessage:   "Acme Dental: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.",
 	}
 }
 
-// TollFree is a toll-free verification with a fresh reference, as the core submits one.
-func TollFree(description string) carriers.TollFreeSubmission {
+// TollFree is a toll-free verification with a fresh reference, as the core submits one, of the
+// harness's toll-free number.
+func TollFree(h *Harness, description string) carriers.TollFreeSubmission {
+	number := h.TollFreeNumber
+	if number == "" {
+		number = "+18335550199"
+	}
 	return carriers.TollFreeSubmission{
-		Reference: newReference("tfc"), AccountID: newReference("acct"), PhoneNumber: "+18335550199",
+		Reference: newReference("tfc"), AccountID: newReference("acct"), Brand: Brand(), PhoneNumber: number,
 		Description: description, UseCases: []string{"account_notification"},
-		MessageSamples: []string{"Your order has shipped. Reply STOP to opt out."},
+		MessageSamples:   []string{"Your order has shipped. Reply STOP to opt out."},
+		PrivacyPolicyURL: "https://acmedental.example/privacy",
+		OptInMessage:     "Acme Dental: You are subscribed again. Reply HELP for help, STOP to unsubscribe.",
+		HelpMessage:      "Acme Dental: Reply STOP to unsubscribe, START to resubscribe. Msg & data rates may apply.",
 	}
 }

@@ -35,6 +35,9 @@ type Harness struct {
 	// RejectDescription is a campaign description the adapter's registry rejects; "" skips the
 	// rejection specs (a real registry cannot be made to reject on demand).
 	RejectDescription string
+	// TollFreeNumber is a toll-free number of the adapter's that the toll-free verification specs
+	// verify (a carrier verifies only its own numbers). Defaults to +18335550199.
+	TollFreeNumber string
 	// HoldDescription is a campaign description the adapter's registry keeps in review until it
 	// is withdrawn; "" skips the spec of a withdrawal during review.
 	HoldDescription string

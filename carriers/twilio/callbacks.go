@@ -23,6 +23,7 @@ import (
 //	POST /carriers/twilio/voice                         an incoming call (VoiceUrl): answered with a voicemail recorder
 //	POST /carriers/twilio/voice/status                  a call's progress (StatusCallback of the number)
 //	POST /carriers/twilio/voice/recording               a recording is ready (recordingStatusCallback)
+//	POST /carriers/twilio/trusthub/status               a TrustHub bundle's status changed (StatusCallback)
 func (c *Carrier) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+CallbackPath+"/messages/status", c.signed(c.messageStatus))
@@ -30,6 +31,7 @@ func (c *Carrier) Handler() http.Handler {
 	mux.HandleFunc("POST "+CallbackPath+"/voice", c.signed(c.incomingCall))
 	mux.HandleFunc("POST "+CallbackPath+"/voice/status", c.signed(c.callStatus))
 	mux.HandleFunc("POST "+CallbackPath+"/voice/recording", c.signed(c.recording))
+	mux.HandleFunc("POST "+CallbackPath+"/trusthub/status", c.signed(c.trusthubStatus))
 	return mux
 }
 

@@ -13,11 +13,14 @@ import (
 // apiVersion prefixes every REST path.
 const apiVersion = "/2010-04-01"
 
-// client is the part of Twilio's 2010-04-01 REST API that the adapter uses: form-encoded
-// requests with HTTP basic auth (AccountSid:AuthToken), JSON answers.
+// client is the part of Twilio's REST APIs that the adapter uses (the 2010-04-01 API, Messaging
+// v1 and TrustHub v1, each on a host of its own): form-encoded requests with HTTP basic auth
+// (AccountSid:AuthToken), JSON answers.
 type client struct {
-	base, sid, token string
-	http             *http.Client
+	// base, messaging and trusthub are the APIs' bases.
+	base, messaging, trusthub string
+	sid, token                string
+	http                      *http.Client
 }
 
 // apiError is an error answer of the REST API: {"code": 21211, "message": "…", "status": 400}.
@@ -36,10 +39,15 @@ func (cl *client) accountPath(resource string) string {
 	return apiVersion + "/Accounts/" + url.PathEscape(cl.sid) + resource
 }
 
-// do sends a request to path (with query for GET and DELETE, form for POST) and decodes a 2xx
-// JSON answer into out (when not nil). Other answers are *apiError.
+// do sends a request to path of the 2010-04-01 API; see at.
 func (cl *client) do(ctx context.Context, method, path string, query, form url.Values, out any) error {
-	u := cl.base + path
+	return cl.at(ctx, cl.base, method, path, query, form, out)
+}
+
+// at sends a request to path under base (with query for GET and DELETE, form for POST) and
+// decodes a 2xx JSON answer into out (when not nil). Other answers are *apiError.
+func (cl *client) at(ctx context.Context, base, method, path string, query, form url.Values, out any) error {
+	u := base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}

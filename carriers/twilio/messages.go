@@ -44,6 +44,14 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	if m.Body != "" {
 		form.Set("Body", m.Body)
 	}
+	// A number added to an account's Messaging Service sends through it, under its campaign.
+	service, err := c.cfg.Store.NumberService(ctx, m.From)
+	if err != nil {
+		return carriers.Submission{}, &carriers.SubmitError{Reason: carriers.FailureUnknown, Err: err}
+	}
+	if service != "" {
+		form.Set("MessagingServiceSid", service)
+	}
 	for _, md := range m.Media {
 		form.Add("MediaUrl", md.URL)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +30,9 @@ func TestTwilio(t *testing.T) {
 // publicURL is the installation's public URL in the suite.
 const publicURL = "https://switchboard.test"
 
+// tollFreeNumber is the account's toll-free number that the conformance specs verify.
+const tollFreeNumber = "+18335550199"
+
 var (
 	st      *store.Store
 	reports *carriertest.Recorder
@@ -46,8 +50,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(fake.Close)
 	reports = carriertest.NewRecorder()
 	carrier, err = twilio.New(twilio.Config{AccountSID: twiliotest.AccountSID, AuthToken: twiliotest.AuthToken, APIBase: fake.URL,
-		PublicURL: publicURL, Store: st.Twilio(), Reporter: reports, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		MessagingAPIBase: fake.URL, TrustHubAPIBase: fake.URL, PublicURL: publicURL, Store: st.Twilio(), Reporter: reports,
+		PollMin: 20 * time.Millisecond, PollMax: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	Expect(err).NotTo(HaveOccurred())
+	// The toll-free number the conformance specs verify is the account's.
+	Expect(carrier.ProvisionNumber(ctx, tollFreeNumber)).To(Succeed())
 	fake.Callbacks = carrier.Handler()
 	workers := river.NewWorkers()
 	carrier.Register(workers)
@@ -70,5 +77,27 @@ var _ = carriertest.Run(func() *carriertest.Harness {
 			Country: "US", AreaCode: "415", TollFreePrefix: "833",
 			Unknown: "+14155551234", // outside the fake's 555-01XX block
 		},
+		RejectDescription: "Promotions for a product we will not name. " + twiliotest.RejectWord,
+		HoldDescription:   "Reminders that Twilio looks at for a long time. " + twiliotest.HoldWord,
+		TollFreeNumber:    tollFreeNumber,
+		Registered:        registeredAtTwilio,
+		// Twilio imports no campaign registered elsewhere by its TCR id.
+		Unsupported: []carriertest.Operation{carriertest.Import},
 	}
 })
+
+// sids remembers Twilio's sid of each registration the specs looked at, to look for it at the
+// fake after the adapter forgot it (a withdrawal).
+var sids sync.Map
+
+// registeredAtTwilio tells whether the fake holds the registration made for reference.
+func registeredAtTwilio(ctx context.Context, reference string) bool {
+	sid, err := carrier.RegistrationSID(ctx, reference)
+	Expect(err).NotTo(HaveOccurred())
+	if sid != "" {
+		sids.Store(reference, sid)
+	} else if known, ok := sids.Load(reference); ok {
+		sid = known.(string)
+	}
+	return sid != "" && fake.Registered(sid)
+}

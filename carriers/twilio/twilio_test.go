@@ -313,3 +313,57 @@ var _ = Describe("Twilio configuration", func() {
 		Expect(err.Error()).NotTo(ContainSubstring("s3cr3t-token"))
 	})
 })
+
+var _ = Describe("Twilio registration", func() {
+	// verdictOf waits for the one verdict about reference.
+	verdictOf := func(reference string) carriers.Verdict {
+		var got []carriers.Verdict
+		EventuallyWithOffset(1, func() []carriers.Verdict {
+			got = reports.Verdicts(reference)
+			return got
+		}).Should(HaveLen(1))
+		return got[0]
+	}
+
+	It("rejects a campaign whose account lacks what Twilio registers a brand with, naming the fields", func(ctx SpecContext) {
+		c := carriertest.Campaign("Acme Dental sends appointment reminders.")
+		c.Brand = carriers.Brand{Name: "Acme", RegisteredName: "Acme Dental LLC", Type: "llc", Industry: "healthcare"}
+		Expect(carrier.SubmitCampaign(ctx, c)).To(Succeed())
+		Expect(verdictOf(c.Reference)).To(SatisfyAll(HaveField("Approved", false),
+			HaveField("Reason", SatisfyAll(ContainSubstring("identifier"), ContainSubstring("address.line1"), ContainSubstring("contact.email")))))
+		Expect(carrier.RegistrationSID(ctx, c.Reference)).To(BeEmpty(), "no campaign was made at Twilio")
+	})
+
+	It("keeps Twilio's reasons for rejecting a toll-free verification", func(ctx SpecContext) {
+		t := carriertest.TollFree(&carriertest.Harness{TollFreeNumber: tollFreeNumber}, "Shipping notices. "+twiliotest.RejectWord)
+		DeferCleanup(func(ctx SpecContext) { Expect(carrier.WithdrawCampaign(ctx, t.Reference)).To(Succeed()) })
+		Expect(carrier.SubmitTollFreeVerification(ctx, t)).To(Succeed())
+		Expect(verdictOf(t.Reference).Reason).To(ContainSubstring("Opt-in information is not clear (30509)"))
+	})
+
+	It("adds an assigned number to its campaign's Messaging Service, sends through it, and takes it off again", func(ctx SpecContext) {
+		number := "+16175550142"
+		Expect(carrier.ProvisionNumber(ctx, number)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(carrier.ReleaseNumber(ctx, number)).To(Succeed()) })
+		c := carriertest.Campaign("Acme Dental sends appointment reminders to patients who opted in.")
+		Expect(carrier.SubmitCampaign(ctx, c)).To(Succeed())
+		Expect(verdictOf(c.Reference)).To(HaveField("Approved", true))
+		Expect(carrier.AssignNumber(ctx, c.Reference, number)).To(Succeed())
+		Expect(carrier.AssignNumber(ctx, c.Reference, number)).To(Succeed(), "assigning again is no error")
+		Expect(fake.ServiceNumbers()).To(ContainElement([]string{number}))
+
+		o := outbound(handset())
+		o.From = number
+		_, err := carrier.Submit(ctx, o)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fake.MessagesTo(o.To)).To(ConsistOf(HaveField("MessagingServiceSID", HavePrefix("MG"))))
+
+		Expect(carrier.UnassignNumber(ctx, c.Reference, number)).To(Succeed())
+		Expect(fake.ServiceNumbers()).NotTo(ContainElement(ContainElement(number)))
+		o = outbound(handset())
+		o.From = number
+		_, err = carrier.Submit(ctx, o)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fake.MessagesTo(o.To)).To(ConsistOf(HaveField("MessagingServiceSID", "")))
+	})
+})

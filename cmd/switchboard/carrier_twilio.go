@@ -20,6 +20,16 @@ type TwilioConfig struct {
 	// APIBase is Twilio's REST API (SWITCHBOARD_TWILIO_API_BASE). Defaults to
 	// https://api.twilio.com.
 	APIBase string
+	// MessagingAPIBase and TrustHubAPIBase are Twilio's Messaging and TrustHub APIs
+	// (SWITCHBOARD_TWILIO_MESSAGING_API_BASE, SWITCHBOARD_TWILIO_TRUSTHUB_API_BASE). Default to
+	// https://messaging.twilio.com and https://trusthub.twilio.com.
+	MessagingAPIBase, TrustHubAPIBase string
+	// PrimaryCustomerProfileSID is the operator's approved TrustHub primary customer profile,
+	// BU… (SWITCHBOARD_TWILIO_PRIMARY_PROFILE_SID), assigned to each account's brand. Optional.
+	PrimaryCustomerProfileSID string
+	// NotificationEmail receives Twilio's notices about registrations
+	// (SWITCHBOARD_TWILIO_NOTIFICATION_EMAIL). Defaults to each brand's email.
+	NotificationEmail string
 }
 
 // Validate names the Twilio setting that is missing or malformed (never showing the token).
@@ -33,6 +43,12 @@ func (t TwilioConfig) Validate() error {
 		{"SWITCHBOARD_TWILIO_ACCOUNT_SID / --twilio-account-sid", twilio.Config{AccountSID: t.AccountSID, AuthToken: token, PublicURL: public}},
 		{"SWITCHBOARD_TWILIO_AUTH_TOKEN", twilio.Config{AccountSID: sid, AuthToken: t.AuthToken, PublicURL: public}},
 		{"SWITCHBOARD_TWILIO_API_BASE / --twilio-api-base", twilio.Config{AccountSID: sid, AuthToken: token, APIBase: t.APIBase, PublicURL: public}},
+		{"SWITCHBOARD_TWILIO_MESSAGING_API_BASE / --twilio-messaging-api-base",
+			twilio.Config{AccountSID: sid, AuthToken: token, MessagingAPIBase: t.MessagingAPIBase, PublicURL: public}},
+		{"SWITCHBOARD_TWILIO_TRUSTHUB_API_BASE / --twilio-trusthub-api-base",
+			twilio.Config{AccountSID: sid, AuthToken: token, TrustHubAPIBase: t.TrustHubAPIBase, PublicURL: public}},
+		{"SWITCHBOARD_TWILIO_PRIMARY_PROFILE_SID / --twilio-primary-profile-sid",
+			twilio.Config{AccountSID: sid, AuthToken: token, PrimaryCustomerProfileSID: t.PrimaryCustomerProfileSID, PublicURL: public}},
 	}
 	for _, c := range checks {
 		if err := c.cfg.Validate(); err != nil {
@@ -47,7 +63,9 @@ func (t TwilioConfig) Validate() error {
 // (phone_numbers.carrier = sim) keep working after the switch.
 func twilioCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.Logger) ([]carriers.Carrier, error) {
 	tw, err := twilio.New(twilio.Config{AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken,
-		APIBase: cfg.Twilio.APIBase, PublicURL: cfg.PublicURL, Store: st.Twilio(), Reporter: r, Logger: log})
+		APIBase: cfg.Twilio.APIBase, MessagingAPIBase: cfg.Twilio.MessagingAPIBase, TrustHubAPIBase: cfg.Twilio.TrustHubAPIBase,
+		PrimaryCustomerProfileSID: cfg.Twilio.PrimaryCustomerProfileSID, NotificationEmail: cfg.Twilio.NotificationEmail,
+		PublicURL: cfg.PublicURL, Store: st.Twilio(), Reporter: r, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,9 @@
 // Package twiliotest is a fake Twilio for tests: an HTTP server that speaks the part of
 // Twilio's 2010-04-01 REST API the adapter uses (Messages, AvailablePhoneNumbers,
-// IncomingPhoneNumbers, Recordings), checks every request against Twilio's documented wire
-// format (method, path, HTTP basic auth AccountSid:AuthToken, form fields), and sends signed
-// callbacks (status callbacks, inbound messages, calls) as Twilio does. It is not a simulator
+// IncomingPhoneNumbers, Recordings, inbound Media) and of its A2P 10DLC and toll-free
+// registration (see registry.go), checks every request against Twilio's documented wire format
+// (method, path, HTTP basic auth AccountSid:AuthToken, form fields), and sends signed callbacks
+// (status callbacks, inbound messages, calls, TrustHub statuses) as Twilio does. It is not a simulator
 // for operators: carriers/sim is.
 package twiliotest
 
@@ -43,6 +44,8 @@ type Fake struct {
 	Callbacks http.Handler
 	// StatusDelay is how long after accepting a message its status callbacks are sent.
 	StatusDelay time.Duration
+	// ReviewDelay is how long each step of a registration's review takes (see registry.go).
+	ReviewDelay time.Duration
 
 	srv *httptest.Server
 
@@ -60,6 +63,9 @@ type Fake struct {
 	// of each from the CDN.
 	media        map[string]File
 	mediaFetches map[string]int
+	// reg is the registration state; businessNames the business_name of business information.
+	reg           registry
+	businessNames map[string]string
 }
 
 // File is a media file of an inbound message.
@@ -71,7 +77,9 @@ type File struct {
 // Message is a message the fake accepted.
 type Message struct {
 	SID, To, From, Body, StatusCallback string
-	MediaURLs                           []string
+	// MessagingServiceSID is the Messaging Service it was sent through, if any.
+	MessagingServiceSID string
+	MediaURLs           []string
 }
 
 // IncomingNumber is a number the account bought, with the webhooks it was given.
@@ -90,7 +98,8 @@ type Callback struct {
 // New starts a fake; Close stops it.
 func New() *Fake {
 	f := &Fake{failures: map[string]int{}, refusals: map[string]int{}, owned: map[string]*IncomingNumber{},
-		media: map[string]File{}, mediaFetches: map[string]int{}, StatusDelay: 20 * time.Millisecond}
+		media: map[string]File{}, mediaFetches: map[string]int{}, StatusDelay: 20 * time.Millisecond,
+		ReviewDelay: 20 * time.Millisecond, reg: newRegistry(), businessNames: map[string]string{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	f.URL = f.srv.URL
 	return f
@@ -195,6 +204,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			f.violate("%s %s: unreadable form: %v", r.Method, p, err)
 		}
 	}
+	if e, ids := endpoint(r); e != nil {
+		f.serveRegistry(w, r, e, ids)
+		return
+	}
 	switch {
 	case r.Method == http.MethodPost && messagesPath.MatchString(p):
 		f.createMessage(w, r)
@@ -221,6 +234,15 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 // RecordingWAV is what every recording of the fake holds.
 var RecordingWAV = append([]byte("RIFF\x24\x00\x00\x00WAVEfmt "), make([]byte, 28)...)
 
+// The form fields of the 2010 API's operations the fake serves outside Endpoints: the fake
+// requires From (Twilio's description requires only To, with From or MessagingServiceSid).
+var (
+	MessageFields = &Endpoint{Method: http.MethodPost, Path: "/2010-04-01/Accounts/{AccountSid}/Messages.json", API: "api_v2010",
+		Required: []string{"To", "From"}, Optional: []string{"Body", "MediaUrl", "StatusCallback", "MessagingServiceSid"}}
+	BuyFields = &Endpoint{Method: http.MethodPost, Path: "/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json", API: "api_v2010",
+		Required: []string{"PhoneNumber"}, Optional: []string{"SmsUrl", "SmsMethod", "VoiceUrl", "VoiceMethod", "StatusCallback", "StatusCallbackMethod"}}
+)
+
 // onlyFields records a violation for form fields outside allowed, and for missing required ones.
 func (f *Fake) onlyFields(r *http.Request, required []string, allowed ...string) {
 	for k := range r.PostForm {
@@ -237,7 +259,16 @@ func (f *Fake) onlyFields(r *http.Request, required []string, allowed ...string)
 
 func (f *Fake) createMessage(w http.ResponseWriter, r *http.Request) {
 	form := r.PostForm
-	f.onlyFields(r, []string{"To", "From"}, "Body", "MediaUrl", "StatusCallback")
+	f.onlyFields(r, MessageFields.Required, MessageFields.Optional...)
+	if svc := form.Get("MessagingServiceSid"); svc != "" {
+		f.mu.Lock()
+		s, in := f.reg.services[svc], f.owned[form.Get("From")]
+		ok := s != nil && in != nil && slices.Contains(s.Numbers, in.SID)
+		f.mu.Unlock()
+		if !ok {
+			f.violate("POST Messages.json: From %s is not a number of the Messaging Service %s", form.Get("From"), svc)
+		}
+	}
 	if form.Get("Body") == "" && len(form["MediaUrl"]) == 0 {
 		f.violate("POST Messages.json: neither Body nor MediaUrl")
 	}
@@ -261,7 +292,7 @@ func (f *Fake) createMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := Message{SID: sid("SM"), To: to, From: form.Get("From"), Body: form.Get("Body"),
-		StatusCallback: form.Get("StatusCallback"), MediaURLs: form["MediaUrl"]}
+		StatusCallback: form.Get("StatusCallback"), MessagingServiceSID: form.Get("MessagingServiceSid"), MediaURLs: form["MediaUrl"]}
 	f.mu.Lock()
 	f.messages = append(f.messages, m)
 	f.mu.Unlock()
@@ -398,7 +429,7 @@ func (f *Fake) available(w http.ResponseWriter, r *http.Request, country, kind s
 }
 
 func (f *Fake) buy(w http.ResponseWriter, r *http.Request) {
-	f.onlyFields(r, []string{"PhoneNumber"}, "SmsUrl", "SmsMethod", "VoiceUrl", "VoiceMethod", "StatusCallback", "StatusCallbackMethod")
+	f.onlyFields(r, BuyFields.Required, BuyFields.Optional...)
 	n := r.PostForm.Get("PhoneNumber")
 	f.mu.Lock()
 	defer f.mu.Unlock()
