@@ -189,3 +189,71 @@ func (x *SMPPStore) DeleteInbound(ctx context.Context, source, destination strin
 	}
 	return translate(err, "delete smpp inbound message")
 }
+
+// smppNumber is a row of smpp_numbers.
+type smppNumber struct {
+	Number  string `gorm:"primaryKey"`
+	Type    string
+	Country string
+	AddedAt time.Time
+	TakenAt *time.Time
+}
+
+func (smppNumber) TableName() string { return "smpp_numbers" }
+
+// AddPoolNumbers adds numbers to the SMPP route's inventory, keeping those there already.
+func (x *SMPPStore) AddPoolNumbers(ctx context.Context, ns []smpp.PoolNumber) error {
+	if len(ns) == 0 {
+		return nil
+	}
+	rows := make([]smppNumber, len(ns))
+	for i, n := range ns {
+		rows[i] = smppNumber{Number: n.Number, Type: n.Type, Country: n.Country, AddedAt: n.AddedAt}
+	}
+	return translate(x.s.q(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error, "add smpp numbers")
+}
+
+// RemovePoolNumber takes a number out of the inventory unless an account holds it.
+func (x *SMPPStore) RemovePoolNumber(ctx context.Context, number string) (bool, error) {
+	res := x.s.q(ctx).Where("number = ? AND taken_at IS NULL", number).Delete(&smppNumber{})
+	return res.RowsAffected == 1, translate(res.Error, "remove smpp number")
+}
+
+// PoolNumbers lists the inventory by number.
+func (x *SMPPStore) PoolNumbers(ctx context.Context) ([]smpp.PoolNumber, error) {
+	var rows []smppNumber
+	if err := x.s.q(ctx).Order("number").Find(&rows).Error; err != nil {
+		return nil, translate(err, "smpp numbers")
+	}
+	return smppPoolNumbers(rows), nil
+}
+
+// FreePoolNumbers lists free numbers of a type and country starting with +1 and prefix.
+func (x *SMPPStore) FreePoolNumbers(ctx context.Context, typ, country, prefix string, limit int) ([]smpp.PoolNumber, error) {
+	var rows []smppNumber
+	err := x.s.q(ctx).Where("taken_at IS NULL AND type = ? AND country = ? AND number LIKE ?", typ, country, "+1"+prefix+"%").
+		Order("number").Limit(limit).Find(&rows).Error
+	if err != nil {
+		return nil, translate(err, "free smpp numbers")
+	}
+	return smppPoolNumbers(rows), nil
+}
+
+// TakePoolNumber marks a free number held.
+func (x *SMPPStore) TakePoolNumber(ctx context.Context, number string, at time.Time) (bool, error) {
+	res := x.s.q(ctx).Model(&smppNumber{}).Where("number = ? AND taken_at IS NULL", number).Update("taken_at", at)
+	return res.RowsAffected == 1, translate(res.Error, "take smpp number")
+}
+
+// ReturnPoolNumber marks a number free again.
+func (x *SMPPStore) ReturnPoolNumber(ctx context.Context, number string) error {
+	return translate(x.s.q(ctx).Model(&smppNumber{}).Where("number = ?", number).Update("taken_at", nil).Error, "return smpp number")
+}
+
+func smppPoolNumbers(rows []smppNumber) []smpp.PoolNumber {
+	out := make([]smpp.PoolNumber, len(rows))
+	for i, r := range rows {
+		out[i] = smpp.PoolNumber(r)
+	}
+	return out
+}

@@ -116,16 +116,50 @@ var _ = Describe("Messaging through the API with the SMPP adapter", Ordered, fun
 		code, a := call(http.MethodPost, "/accounts", map[string]any{"name": "Acme Dental"})
 		Expect(code).To(Equal(http.StatusCreated))
 		acct = a["id"].(string)
-		// The operator's SMPP number, registered with its campaign directly in the store: SMPP has
-		// no number inventory to buy it through (see the 422 spec below).
-		number = "+14155550142"
-		now := time.Now().UTC()
-		cid, nid := store.NewID(store.PrefixCampaign), store.NewID(store.PrefixPhoneNumber)
-		Expect(db.DB().Exec(`INSERT INTO campaigns (id, project_id, account_id, carrier, status, params, created_at, updated_at)
-			VALUES (?, ?, ?, 'smpp', ?, '{}', ?, ?)`, cid, p.ID, acct, store.CampaignActive, now, now).Error).To(Succeed())
-		Expect(db.DB().Exec(`INSERT INTO phone_numbers (id, project_id, account_id, number, type, country, name, metadata,
-			carrier, campaign_id, attachment_status, created_at, updated_at) VALUES (?, ?, ?, ?, 'local', 'US', 'Main line', '{}', 'smpp', ?, ?, ?, ?)`,
-			nid, p.ID, acct, number, cid, store.AttachmentDone, now, now).Error).To(Succeed())
+		// The operator lists the route's numbers (`switchboard smpp numbers add`); everything
+		// else goes through the API: the account takes one, imports the campaign its operator
+		// registered, and attaches the number to it.
+		var pool []smpp.PoolNumber
+		for _, n := range []string{"+14155550142", "+14155550143", "+18335550142"} {
+			p, err := smpp.PoolNumberOf(n, time.Now())
+			Expect(err).NotTo(HaveOccurred())
+			pool = append(pool, p)
+		}
+		Expect(db.SMPP().AddPoolNumbers(ctx, pool)).To(Succeed())
+		code, bought := call(http.MethodPost, "/accounts/"+acct+"/phone_numbers", map[string]any{"phone_number": "+14155550142"})
+		Expect(code).To(Equal(http.StatusCreated), "%v", bought)
+		number = bought["number"].(string)
+		code, c := call(http.MethodPost, "/accounts/"+acct+"/campaigns", map[string]any{"tcr_id": "CSMPP01"})
+		Expect(code).To(Equal(http.StatusCreated), "%v", c)
+		Eventually(func() any { _, got := call(http.MethodGet, "/campaigns/"+c["id"].(string), nil); return got["status"] }).Should(Equal("active"))
+		code, attached := call(http.MethodPatch, "/phone_numbers/"+bought["id"].(string), map[string]any{"campaign_id": c["id"]})
+		Expect(code).To(Equal(http.StatusOK), "%v", attached)
+		Expect(attached["campaign"]).To(HaveKeyWithValue("attachment_status", "attached"))
+	})
+
+	It("offers the route's free numbers, takes and gives them back through the API", func() {
+		code, found := call(http.MethodGet, "/accounts/"+acct+"/available_phone_numbers?type=local&area_code=415", nil)
+		Expect(code).To(Equal(http.StatusOK))
+		Expect(found["data"]).To(ConsistOf(HaveKeyWithValue("number", "+14155550143")), "the held number is not offered")
+		code, bought := call(http.MethodPost, "/accounts/"+acct+"/phone_numbers", map[string]any{"type": "toll_free"})
+		Expect(code).To(Equal(http.StatusCreated), "%v", bought)
+		Expect(bought).To(HaveKeyWithValue("number", "+18335550142"))
+		code, tf := call(http.MethodPost, "/accounts/"+acct+"/toll_free_campaigns", map[string]any{"phone_number_id": bought["id"],
+			"use_cases": []string{"account_notification"}, "description": "Shipping notices for customers who asked for them.",
+			"message_samples": []string{"Your order has shipped. Reply STOP to opt out."}, "includes": []string{},
+			"privacy_policy_url": "https://acme.example/privacy", "terms_and_conditions_url": "https://acme.example/terms"})
+		Expect(code).To(Equal(http.StatusCreated), "%v", tf)
+		Eventually(func() any {
+			_, got := call(http.MethodGet, "/toll_free_campaigns/"+tf["id"].(string), nil)
+			return got["status"]
+		}).
+			Should(Equal("active"), "the route's toll-free numbers are the operator's, verified with the SMSC's operator")
+		code, _ = call(http.MethodDelete, "/phone_numbers/"+bought["id"].(string), nil)
+		Expect(code).To(Equal(http.StatusOK))
+		Eventually(func() []any {
+			_, found := call(http.MethodGet, "/accounts/"+acct+"/available_phone_numbers?type=toll_free", nil)
+			return found["data"].([]any)
+		}).Should(ConsistOf(HaveKeyWithValue("number", "+18335550142")), "a released number goes back to the route's inventory")
 	})
 
 	It("delivers a message sent through the API, by the SMSC's receipt", func() {
@@ -186,24 +220,16 @@ var _ = Describe("Messaging through the API with the SMPP adapter", Ordered, fun
 		Expect(body["error"]).To(HaveKeyWithValue("type", "opted_out"))
 	})
 
-	It("answers 422 carrier_unsupported for number inventory and campaigns, which SMPP does not have", func() {
-		for _, r := range []struct {
-			method, path string
-			body         any
-		}{
-			{http.MethodGet, "/accounts/" + acct + "/available_phone_numbers?type=local", nil},
-			{http.MethodPost, "/accounts/" + acct + "/phone_numbers", map[string]any{}},
-			{http.MethodPost, "/accounts/" + acct + "/campaigns", map[string]any{
-				"use_cases":       []string{"account_notification", "customer_care"},
-				"description":     "Acme Dental sends appointment reminders to patients who opted in at the front desk.",
-				"message_samples": []string{"Your appointment is tomorrow at 10am. Reply STOP to opt out.", "Your car is ready."},
-				"consent_flow":    "Patients opt in by checking a box on the intake form.",
-				"includes":        []string{"links"}, "privacy_policy_url": "https://acme.example/privacy", "volume": "low",
-			}},
-		} {
-			code, body := call(r.method, r.path, r.body)
-			Expect(code).To(Equal(http.StatusUnprocessableEntity), "%s %s: %v", r.method, r.path, body)
-			Expect(body["error"]).To(HaveKeyWithValue("type", "carrier_unsupported"))
-		}
+	It("answers 422 carrier_unsupported for registering a campaign, which SMPP cannot", func() {
+		code, body := call(http.MethodPost, "/accounts/"+acct+"/campaigns", map[string]any{
+			"use_cases":       []string{"account_notification", "customer_care"},
+			"description":     "Acme Dental sends appointment reminders to patients who opted in at the front desk.",
+			"message_samples": []string{"Your appointment is tomorrow at 10am. Reply STOP to opt out.", "Your car is ready."},
+			"consent_flow":    "Patients opt in by checking a box on the intake form.",
+			"includes":        []string{"links"}, "privacy_policy_url": "https://acme.example/privacy", "volume": "low",
+		})
+		Expect(code).To(Equal(http.StatusUnprocessableEntity), "%v", body)
+		Expect(body["error"]).To(HaveKeyWithValue("type", "carrier_unsupported"))
+		Expect(body["error"]).To(HaveKeyWithValue("message", ContainSubstring("tcr_id")))
 	})
 })

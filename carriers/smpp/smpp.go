@@ -4,8 +4,8 @@
 // a throttled rate (long ones as concatenated parts with a user data header, GSM-7 or UCS-2), and
 // turns the SMSC's deliver_sm into delivery receipts and inbound messages for the core.
 //
-// It is a Messenger only: SMPP has no number inventory and no campaign registry, so the adapter
-// does not implement those capabilities and the core answers carrier_unsupported. Its state (the
+// Besides messaging it keeps the route's inventory of numbers, which the operator lists, and a
+// registry that imports campaigns by TCR id (numbers.go, campaigns.go). Its state (the
 // SMSC message id of every part of every submission, the parts of inbound messages still being
 // reassembled) lives in the store's smpp_* tables, so receipts resolve after a restart.
 package smpp

@@ -2,6 +2,7 @@ package smpp_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -100,10 +101,22 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	reports = carriertest.NewRecorder()
 	smsc = startSMSC(smsctest.Config{})
 	carrier = newCarrier(smsc, reports, nil)
+	// The route's inventory: +1 415 555 01XX and +1 833 555 01XX.
+	var pool []smpp.PoolNumber
+	for i := range 100 {
+		for _, prefix := range []string{"415", "833"} {
+			n, err := smpp.PoolNumberOf(fmt.Sprintf("+1%s55501%02d", prefix, i), time.Now())
+			Expect(err).NotTo(HaveOccurred())
+			pool = append(pool, n)
+		}
+	}
+	Expect(st.SMPP().AddPoolNumbers(ctx, pool)).To(Succeed())
 })
 
 var _ = carriertest.Run(func() *carriertest.Harness {
 	return &carriertest.Harness{Carrier: carrier, Reports: reports,
-		// SMPP registers nothing: its registry only imports campaigns registered with the SMSC's operator.
-		Unsupported: []carriertest.Operation{carriertest.Registration, carriertest.TollFreeVerification, carriertest.Withdrawal}}
+		Inventory: carriertest.Inventory{Country: "US", AreaCode: "415", TollFreePrefix: "833", Unknown: "+14155551234"},
+		// SMPP registers nothing: its registry only imports campaigns registered with the SMSC's
+		// operator, and verifies the route's own toll-free numbers.
+		Unsupported: []carriertest.Operation{carriertest.Registration, carriertest.Withdrawal}}
 })

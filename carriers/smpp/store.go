@@ -31,6 +31,32 @@ type Store interface {
 	AddInboundPart(ctx context.Context, p InboundPart, staleAfter time.Duration) ([]InboundPart, error)
 	// DeleteInbound forgets the parts of a concatenated inbound message once it was reported.
 	DeleteInbound(ctx context.Context, source, destination string, concatRef, total int) error
+
+	// AddPoolNumbers adds numbers to the route's inventory; numbers there already are kept as
+	// they are.
+	AddPoolNumbers(ctx context.Context, ns []PoolNumber) error
+	// RemovePoolNumber takes a number out of the inventory, unless an account holds it (false).
+	RemovePoolNumber(ctx context.Context, number string) (bool, error)
+	// PoolNumbers lists the inventory, held numbers too, by number.
+	PoolNumbers(ctx context.Context) ([]PoolNumber, error)
+	// FreePoolNumbers lists up to limit numbers of the inventory that nobody holds, of a type and
+	// country, starting with prefix (after +1), by number.
+	FreePoolNumbers(ctx context.Context, typ, country, prefix string, limit int) ([]PoolNumber, error)
+	// TakePoolNumber marks a free number of the inventory held; false when it is held or not there.
+	TakePoolNumber(ctx context.Context, number string, at time.Time) (bool, error)
+	// ReturnPoolNumber marks a number of the inventory free again.
+	ReturnPoolNumber(ctx context.Context, number string) error
+}
+
+// PoolNumber is a number of the SMPP route's inventory.
+type PoolNumber struct {
+	Number string `json:"number"`
+	// Type is local or toll_free; Country US or CA.
+	Type    string    `json:"type"`
+	Country string    `json:"country"`
+	AddedAt time.Time `json:"added_at"`
+	// TakenAt is set while an account holds the number.
+	TakenAt *time.Time `json:"taken_at"`
 }
 
 // States of a Part.
