@@ -44,6 +44,9 @@ type Harness struct {
 	// Registered tells whether the carrier's registry (its fake, or the simulator's state) holds
 	// a submission under reference, pending or approved; nil skips the withdrawal specs.
 	Registered func(ctx context.Context, reference string) bool
+	// Inbound makes the carrier deliver an MMS through the adapter; nil skips the inbound media
+	// specs.
+	Inbound InboundMMS
 	// Unsupported names the registry operations the adapter answers with carriers.ErrUnsupported
 	// (Registration, Import, TollFreeVerification, Withdrawal); their specs check that answer and skip the
 	// rest. Any other ErrUnsupported fails.
@@ -99,6 +102,7 @@ func Run(setup func() *Harness) bool {
 		numberInventorySpecs(h)
 		campaignRegistrySpecs(h)
 		messengerSpecs(h)
+		inboundMediaSpecs(h)
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/riverqueue/river"
 
+	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/carriers/carriertest"
 	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/store"
@@ -63,6 +66,16 @@ var _ = carriertest.Run(func() *carriertest.Harness {
 		},
 		RejectDescription: "Promotions for a product we will not name. " + sim.RejectWord,
 		HoldDescription:   "Reminders that the registry looks at for a long time. " + sim.HoldWord,
+		// The handset's MMS carries media that a web server of the suite serves.
+		Inbound: func(ctx SpecContext, from, to, body, contentType string, data []byte) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", contentType)
+				_, _ = w.Write(data)
+			}))
+			DeferCleanup(srv.Close)
+			_, err := carrier.Inbound(ctx, from, to, body, []carriers.Media{{URL: srv.URL + "/photo", ContentType: contentType}})
+			Expect(err).NotTo(HaveOccurred())
+		},
 		Registered: func(ctx context.Context, reference string) bool {
 			held, err := carrier.Registered(ctx, reference)
 			Expect(err).NotTo(HaveOccurred())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -81,6 +82,11 @@ var _ = carriertest.Run(func() *carriertest.Harness {
 		HoldDescription:   "Reminders that Twilio looks at for a long time. " + twiliotest.HoldWord,
 		TollFreeNumber:    tollFreeNumber,
 		Registered:        registeredAtTwilio,
+		Inbound: func(_ SpecContext, from, to, body, contentType string, data []byte) {
+			cb := fake.InboundMMS(publicURL+twilio.CallbackPath+"/messages/inbound", from, to, body,
+				twiliotest.File{ContentType: contentType, Data: data})
+			Expect(cb.Status).To(Equal(http.StatusOK))
+		},
 		// Twilio imports no campaign registered elsewhere by its TCR id.
 		Unsupported: []carriertest.Operation{carriertest.Import},
 	}
