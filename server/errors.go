@@ -141,6 +141,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if apiErr != nil {
 		if st, ok := statusOf[apiErr.Type]; ok {
 			status = st
+		} else if st, ok := consoleStatus[apiErr.Type]; ok {
+			status = st
 		} else {
 			s.log.Error("error type without a status", "type", apiErr.Type)
 			apiErr = nil
@@ -151,6 +153,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 			"path", c.Request().URL.Path, "err", err)
 		apiErr = &service.Error{Type: "internal_error", Message: "An internal error occurred. Quote the X-Request-Id header when reporting it."}
 	}
+	c.Set(errorTypeKey, apiErr.Type)
 	h := c.Response().Header()
 	if status == http.StatusConflict {
 		h.Set("X-Should-Retry", "false")

@@ -66,6 +66,8 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 				ProjectID: p.ProjectID, KeyID: p.KeyID, RequestID: requestID(c),
 				Method: method, Path: c.Request().URL.Path, Status: status,
 				DurationMicros: elapsed.Microseconds(), CreatedAt: start.UTC(),
+				Query: service.CleanText(c.Request().URL.RawQuery, 1024), IP: clientIP(c.Request()),
+				UserAgent: service.CleanText(c.Request().UserAgent(), 512), ErrorType: errorTypeOf(c),
 			})
 		}
 		// The route, never the path: a path may carry a signed file token.
@@ -94,6 +96,9 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		route := c.Request().Method + " " + c.Path()
 		if _, known := s.routes[route]; !known || s.public[route] {
+			return next(c)
+		}
+		if s.authenticateConsoleCall(c, route) {
 			return next(c)
 		}
 		header := c.Request().Header.Get(echo.HeaderAuthorization)

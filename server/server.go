@@ -82,6 +82,8 @@ type Server struct {
 	apiLogs        *apiLogWriter
 	rates          *rateLimiter
 	idempotencyTTL time.Duration
+	// console is the operator console's API (see console.go).
+	console *consoleAPI
 
 	// routes maps "METHOD /echo/:path" to its OpenAPI operationId; public marks the routes
 	// that need no API key (security: [] in the spec).
@@ -177,6 +179,7 @@ func New(cfg Config) (*Server, error) {
 		s.idempotency,
 	)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(s, nil))
+	s.mountConsole(e, core)
 	// Signed file URLs: public, outside the contract (see serveFile).
 	e.GET("/files/:token", s.serveFile)
 	e.GET(strings.TrimSuffix(service.RecordingFilePath, "/")+"/:token", s.serveRecording)

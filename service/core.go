@@ -55,6 +55,9 @@ type CoreConfig struct {
 	// FinishedJobRetention is how long completed jobs are kept (store.WorkerConfig). Defaults to
 	// 1 hour.
 	FinishedJobRetention time.Duration
+	// Console configures the operator console's sessions and sign-in (see ConsoleConfig for the
+	// defaults); its Store, Now and Logger are the core's.
+	Console ConsoleConfig
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -75,6 +78,11 @@ type Core struct {
 	Verifications *Verifications
 	Voice         *Voice
 	Webhooks      *Webhooks
+	// Console, Operator and Usage serve the installation's operators: console users and
+	// sessions, projects, keys and webhook endpoints (audited), and usage reports.
+	Console  *Console
+	Operator *Operator
+	Usage    *Usage
 	// Workers are the job handlers of every service and carrier.
 	Workers *river.Workers
 
@@ -148,6 +156,17 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	c.Reports.voice = c.Voice
 	if c.Webhooks, err = NewWebhooks(WebhooksConfig{Store: cfg.Store, AllowPrivate: cfg.WebhookAllowPrivate,
 		Timeout: cfg.WebhookTimeout, Client: cfg.WebhookClient, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+		return nil, err
+	}
+	cc := cfg.Console
+	cc.Store, cc.Now, cc.Logger = cfg.Store, cfg.Now, cfg.Logger
+	if c.Console, err = NewConsole(cc); err != nil {
+		return nil, err
+	}
+	if c.Operator, err = NewOperator(cfg.Store, c.Webhooks, c.Reports, cfg.Now); err != nil {
+		return nil, err
+	}
+	if c.Usage, err = NewUsage(cfg.Store, cfg.Now); err != nil {
 		return nil, err
 	}
 	for _, r := range []any{c.Numbers, c.Messages, c.Blasts, c.Verifications, c.Webhooks} {

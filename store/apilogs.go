@@ -15,7 +15,13 @@ type APILog struct {
 	Path           string
 	Status         int
 	DurationMicros int64
-	CreatedAt      time.Time
+	// Query is the request's query string (no "?"); IP and UserAgent are the client's.
+	Query     string
+	IP        string
+	UserAgent string
+	// ErrorType is the error envelope's type of a refused or failed request; empty on success.
+	ErrorType string
+	CreatedAt time.Time
 }
 
 // InsertAPILogs writes a batch of request logs in one statement.

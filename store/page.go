@@ -42,9 +42,28 @@ func decodeCursor(c, param string) (string, error) {
 	return string(b[3:]), nil
 }
 
+// decodeKey decodes a cursor into its id column's value.
+func decodeKey(c, param string, key func(string) (any, bool)) (any, error) {
+	id, err := decodeCursor(c, param)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := key(id)
+	if !ok {
+		return nil, &CursorError{Param: param}
+	}
+	return v, nil
+}
+
 // paginate runs q (already filtered to one tenant's rows) newest first by id. Ids are
 // UUIDv7-based TypeIDs of one prefix, so their text order is their creation order.
 func paginate[T any](q *gorm.DB, p Page, idOf func(*T) string) ([]T, Cursors, error) {
+	return paginateKeyed(q, p, idOf, func(id string) (any, bool) { return id, true })
+}
+
+// paginateKeyed is paginate for any id column: key converts a cursor's id back to the column's
+// type, and reports false for one this store cannot have issued.
+func paginateKeyed[T any](q *gorm.DB, p Page, idOf func(*T) string, key func(string) (any, bool)) ([]T, Cursors, error) {
 	limit := p.Limit
 	if limit <= 0 {
 		limit = defaultPageSize
@@ -59,7 +78,7 @@ func paginate[T any](q *gorm.DB, p Page, idOf func(*T) string) ([]T, Cursors, er
 	}
 	switch {
 	case p.Before != "":
-		id, err := decodeCursor(p.Before, "before")
+		id, err := decodeKey(p.Before, "before", key)
 		if err != nil {
 			return nil, cur, err
 		}
@@ -82,7 +101,7 @@ func paginate[T any](q *gorm.DB, p Page, idOf func(*T) string) ([]T, Cursors, er
 		}
 	default:
 		if p.After != "" {
-			id, err := decodeCursor(p.After, "after")
+			id, err := decodeKey(p.After, "after", key)
 			if err != nil {
 				return nil, cur, err
 			}
