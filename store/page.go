@@ -36,7 +36,7 @@ func encodeCursor(id string) *string {
 
 func decodeCursor(c, param string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || !strings.HasPrefix(string(b), "v1:") || len(b) < 5 || len(b) > 100 {
+	if err != nil || !strings.HasPrefix(string(b), "v1:") || len(b) < 4 || len(b) > 100 {
 		return "", &CursorError{Param: param}
 	}
 	return string(b[3:]), nil
