@@ -32,7 +32,9 @@ func (f *roleFixture) freshKey() string {
 func (f *roleFixture) reviewed() string {
 	numberID, _ := f.t.addNumber(f.account, numberSetup{Type: store.NumberTollFree})
 	tfc := &store.TollFreeCampaign{ProjectID: f.t.ProjectID, AccountID: f.account, PhoneNumberID: numberID, Carrier: "sim",
-		Status: store.CampaignInReview}
+		Status: store.CampaignInReview, Params: store.TollFreeParams{UseCases: []string{"account_notification"},
+			Description: "Appointment reminders", MessageSamples: []string{"Your appointment is tomorrow at 10:00."},
+			Includes: []string{}, PrivacyPolicyURL: "https://example.com/privacy", TermsAndConditionsURL: "https://example.com/terms"}}
 	ExpectWithOffset(1, st.CreateTollFreeCampaign(context.Background(), tfc)).To(Succeed())
 	return tfc.ID
 }
