@@ -3289,6 +3289,53 @@ type TollFreeCampaignStatus string
 // TollFreeUseCase A use case of a toll-free campaign.
 type TollFreeUseCase string
 
+// Usage A project's usage per account and day.
+type Usage struct {
+	// Data A row per account and day with any usage, by day then account.
+	Data []UsageDay `json:"data"`
+
+	// From First day covered.
+	From openapi_types.Date `json:"from"`
+
+	// To Last day covered, included.
+	To openapi_types.Date `json:"to"`
+}
+
+// UsageDay What one account used on one day (UTC).
+type UsageDay struct {
+	// AccountId TypeID of an account: `acct_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
+	//
+	// Example: acct_01jtp4dsdq6de56aa0tfm2e5b3
+	AccountId AccountId `json:"account_id"`
+
+	// Date The day (UTC).
+	Date openapi_types.Date `json:"date"`
+
+	// MmsInbound MMS received.
+	MmsInbound int64 `json:"mms_inbound"`
+
+	// MmsOutbound MMS submitted to a carrier.
+	MmsOutbound int64 `json:"mms_outbound"`
+
+	// SegmentsInbound Segments of the SMS received.
+	SegmentsInbound int64 `json:"segments_inbound"`
+
+	// SegmentsOutbound Segments of those SMS.
+	SegmentsOutbound int64 `json:"segments_outbound"`
+
+	// SmsInbound SMS received.
+	SmsInbound int64 `json:"sms_inbound"`
+
+	// SmsOutbound SMS submitted to a carrier (sent, delivered, or failed after sending).
+	SmsOutbound int64 `json:"sms_outbound"`
+
+	// Verifications Verifications created (each sends a code).
+	Verifications int64 `json:"verifications"`
+
+	// VoiceMinutes Call durations, each rounded up to the minute.
+	VoiceMinutes int64 `json:"voice_minutes"`
+}
+
 // User A person who uses the embeddable UI components (not a dashboard user).
 type User struct {
 	// FirstName First name.
@@ -3811,6 +3858,18 @@ type CancelBlastParams struct {
 type CancelMessageParams struct {
 	// IdempotencyKey Optional idempotency key (extension). A request repeated with the same key and the same body within 24 hours is not executed again: the first response (status and body) is replayed with the response header `Idempotent-Replayed: true`. The same key with a different body answers 422 `idempotency_key_reused`; while the first request is still in flight, 409 `idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetUsageParams defines parameters for GetUsage.
+type GetUsageParams struct {
+	// From First day (UTC) covered. Defaults to 29 days before `to`.
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Last day (UTC) covered, included; at most 366 days after `from`. Defaults to today.
+	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+
+	// AccountId Only this account's usage.
+	AccountId *AccountId `form:"account_id,omitempty" json:"account_id,omitempty"`
 }
 
 // CreateUserTokenParams defines parameters for CreateUserToken.
@@ -4591,6 +4650,9 @@ type ServerInterface interface {
 	// GetTollFreeCampaign Retrieve a toll-free campaign
 	// (GET /toll_free_campaigns/{id})
 	GetTollFreeCampaign(ctx echo.Context, id TollFreeCampaignId) error
+	// GetUsage Usage per account and day
+	// (GET /usage)
+	GetUsage(ctx echo.Context, params GetUsageParams) error
 	// DeleteUser Delete a user
 	// (DELETE /users/{id})
 	DeleteUser(ctx echo.Context, id UserId) error
@@ -6119,6 +6181,38 @@ func (w *ServerInterfaceWrapper) GetTollFreeCampaign(ctx echo.Context) error {
 	return err
 }
 
+// GetUsage converts echo context to params.
+func (w *ServerInterfaceWrapper) GetUsage(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetUsageParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "account_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "account_id", ctx.QueryParams(), &params.AccountId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetUsage(ctx, params)
+	return err
+}
+
 // DeleteUser converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteUser(ctx echo.Context) error {
 	var err error
@@ -6408,6 +6502,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/accounts/:account_id/voicemails", wrapper.ListVoicemails, options.OperationMiddlewares["listVoicemails"]...)
 	router.GET(options.BaseURL+"/attachments/:attachment_id/file", wrapper.GetAttachmentFile, options.OperationMiddlewares["getAttachmentFile"]...)
 	router.GET(options.BaseURL+"/l/:code", wrapper.FollowLink, options.OperationMiddlewares["followLink"]...)
+	router.GET(options.BaseURL+"/usage", wrapper.GetUsage, options.OperationMiddlewares["getUsage"]...)
 	router.GET(options.BaseURL+"/healthz", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.GetReadiness, options.OperationMiddlewares["getReadiness"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
@@ -13642,6 +13737,126 @@ func (response GetTollFreeCampaign500JSONResponse) VisitGetTollFreeCampaignRespo
 	return err
 }
 
+type GetUsageRequestObject struct {
+	Params GetUsageParams
+}
+
+type GetUsageResponseObject interface {
+	VisitGetUsageResponse(w http.ResponseWriter) error
+}
+
+type GetUsage200JSONResponse Usage
+
+func (response GetUsage200JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUsage401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetUsage401JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUsage403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetUsage403JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUsage404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetUsage404JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUsage422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response GetUsage422JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUsage429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetUsage429JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitLimit != nil {
+		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
+	}
+	if response.Headers.RateLimitRemaining != nil {
+		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
+	}
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUsage500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetUsage500JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteUserRequestObject struct {
 	Id UserId `json:"id"`
 }
@@ -14918,6 +15133,9 @@ type StrictServerInterface interface {
 	// GetTollFreeCampaign Retrieve a toll-free campaign
 	// (GET /toll_free_campaigns/{id})
 	GetTollFreeCampaign(ctx context.Context, request GetTollFreeCampaignRequestObject) (GetTollFreeCampaignResponseObject, error)
+	// GetUsage Usage per account and day
+	// (GET /usage)
+	GetUsage(ctx context.Context, request GetUsageRequestObject) (GetUsageResponseObject, error)
 	// DeleteUser Delete a user
 	// (DELETE /users/{id})
 	DeleteUser(ctx context.Context, request DeleteUserRequestObject) (DeleteUserResponseObject, error)
@@ -16723,6 +16941,31 @@ func (sh *strictHandler) GetTollFreeCampaign(ctx echo.Context, id TollFreeCampai
 	return nil
 }
 
+// GetUsage operation middleware
+func (sh *strictHandler) GetUsage(ctx echo.Context, params GetUsageParams) error {
+	var request GetUsageRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetUsage(ctx.Request().Context(), request.(GetUsageRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetUsage")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetUsageResponseObject); ok {
+		return validResponse.VisitGetUsageResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeleteUser operation middleware
 func (sh *strictHandler) DeleteUser(ctx echo.Context, id UserId) error {
 	var request DeleteUserRequestObject
@@ -17025,443 +17268,456 @@ func (sh *strictHandler) GetVoicemail(ctx echo.Context, id VoicemailId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1rd9u41hj8V/Cq7Rq7R3Yk+RJbXl2tJ5Pp5ExujZM5Pc8kFSESkmCTAAOAkpU8+e/vwgZAghQlUY7s",
-	"ZDL6cOY4Iq4bG/uGffncCnmSckaYkq3+59aE4IgI+PM5D7GinOm/IyJDQVPzz9bbCUGCRFSQUCGFxZio",
-	"w1a7RW5xksak1W9NlEpl/9GjmIc4nnCp+mfHx0ePRjQm8hFWatDpXtvW/1PS8f/Aw7DVbgnyMaOCRK2+",
-	"Ehlpt2Q4IQnW04+4SLBq9VuZoK12K8G3zwkbq0mr3+scn7Vbap7qaaUSlI1bX760W2+wIs9pQhX8Z3EL",
-	"b8jHjEglEY5jPiMRSolAM8oiPkN7akLQMAtviEKSfiL7pc31Oh1/aXZqyhQZE1Ge+w1JMGV6Scvnj8lI",
-	"IcqQnjPMhCBM2XWUZt1gTklq9ntFQs4iiTKmaIy8DU6wRBgJsxyEp5jGeBgThMeYstISuuuWQJSYX44U",
-	"EcunVxzNMFVoSEZcaCRSYk7ZePk8CWU0yRIAwMKcX9qtFAucEGVRdsnsTzIhuUAj878ZFhFK8ZiycR8g",
-	"ETByqwYhNAoQHyGMUkGmlGdStyN6dVSP8zEjYt5qtxhO9EIwzFZarY+YnTq8/Bk2vnKJQxzeLK7RregO",
-	"6zTA3nChzyKSpFwRFs5/J/PFBb+CP3CMaNEQ3ZA52iO3ijBJOds/RJc5ZgmSEqxIhGZUTWBLEicEemAW",
-	"FT8MeTSHNpSh3jGa8ExIRCViXCFyS8JMjwHIaQAzogJGlylnkqA9qbDKJIyph9rXfQVJYzz3587bG3qH",
-	"gny76uCNbd1HmgwFh+itv1gYAqOIjkYELissGDM5I0Ki414PBR5EBjdkPhAkkyQKLtBsQmNSWrWBDZVI",
-	"KhrHmg6MYjqeqDY67pwvjkTZIJMkKBPb4eNRJzwKewcn+IwcHI865OA8ekwOeqNudBQeD0/w6bnDDLPd",
-	"AjW8Uz7Qx7wMR05O2voqun936zBmCaV9jccEyKiPGX3U1bSg2+m0UURGOIsV6p0sQ+AYRvbXZvvolQE7",
-	"MDRCD1dQjG49xXBHDwTjZxxZSqz/FXKmMUD/idM0pob/PbqWhglakENHyqY4ptHAfZNZkmAxb/VbL3Cs",
-	"2RWJ0D+vXr1stVtTHGdw44kQHKhTQqTEY5JzUoMFgEgW02FwN0C+C2/KL7CXAiD/VZBRq9/6L48Kdv7I",
-	"fJWPnup539htGyDU8fPFVcxIHB94mzlsfWm3nnA2imm4KcBCr1sBrCuFFUH5tzpgRURhGkM3uNqtfisi",
-	"MZ0SLSl8aXvAfMXiOdKbjrKYRMh+kCjEDA2J/r+QxCQqIJrPCzCpv2zl9RZkori87s6uOeqCFFoqRCWq",
-	"XL+CEAwJZWOUCh4SKf0lL1nkvaGDA5EsaKeTUiScHR85gsozEZI24gJhprkCUzT0+cMqemeIbE6VQywE",
-	"JRIFtwdywrM4OgBJoY9GOAb696Xd+pWLIY0iwjZExIgkfIBTqsFXPtxfSMKBxnOGMNIodsA1SuEQALP6",
-	"eKHz5etnegCDctBXEuZhopoIno0NGPU6EMuSIdBje7ylxdmjSfjADjCIHYmtLNp+Rx8zrjDKDMZstlpY",
-	"KFYo4VKT4mLNWjDGYcgzpirrLK8KVguC/6AQ5P2Vvo4xZei3t29fr1lcLhsnmVR6N9Dpqpi9MosRBGOs",
-	"NKkaxDy8WZha8Gutq9hv62gylfrqQQ8qi0529upMW797GgUTPAcSnBKh5zLkwiBiG9BnYYFw85R3dSMa",
-	"wRA5AOHaPGOKCIbjp27jGzE903eQQ82j5ERMiUDmyxpKyJAbybRHPASi4tO58lRbhfE7Rm5TEmpBUnqr",
-	"NjQoxBpeANXxuCwyWuIVob3g/x5YJD14FgX7ANiXXP3KMxZtCFPG1WDk+hXgfMduGJ9pOrr2shjCC0dt",
-	"BsqBWIx9D/zBThtx4oRzKhXa0woMiTkbg7KHGVcTIhy25pB6pvefEKbIXeBFy70LqL3kCsksTblQa6/5",
-	"s0Q302w2xEmK6ZhJNJyjt0/e6CO2ElA+mP4Ed5AyqXAcY8sSPEj7q9o6vHlKBMzZbGUAZ4uibzl/jsWY",
-	"bAhoi+8Dxfkgdv0LUP+s5UTFOTLfGlF0LVxqto4FQcA0SARaAHpBfy5guTjxvQu7MI2mnpiZ1QD8NEmj",
-	"IXnHcqvIHXBVEBzNF7HU/LxeOYiwwkNsKBIz/cIJLKWEe2a4rcNJGgh4k0dztIdRRFLCIlD5ZRZOEJZG",
-	"pPEWm7F8qebWv+X8BWZzx9w3xUasrKBRvfNvtBTqvqwBKOcowWzuzl9eGAsUAksO6iIJZioPFf1Ztwrd",
-	"YtVOgrbSGCK3ISERibQy7FljcwPfQa5n1y3A9nhUsX/6FsKDklmy0SBFj8pA1tbYcBDd2hkKD3Jb3crO",
-	"hU0RgPiO4UxNuKCfNmYcTn2uFf0du+UCCTLlNyTSZ9HgfrpT8/X2RZW9JNEnVErKxvULecnRpd2hIfe5",
-	"xWbVSl7mwrzmtFOq0QddaYmeKn05S0P20c8ECyLQ+6zTOQovXz8b/P703/APj6pUV7l12uJBzs6loZ8D",
-	"EWjGO2ZVYE1GnjJF1XxTs4Pl7Ut0kpegf4GQxzOVSwINDl7rS3rNRoMzqsqQIKwUDieGr2EGEvuU+OM6",
-	"08PCumptEMZ0WF7z70QTMP27NUZaGUszsyaqTdXoMMMSeaN5pk2fTS43Qdg1wvoZH6QTzsjAKrZV3NZQ",
-	"W4vNGrxW44TnCcYRDOpgrcw4aCR44rPB8tSwHp4qEg14VlGa35CQplRvERog3WD9mjTa4dCsKe+nyXeu",
-	"K+sVOVWtojEXKzELy9RQS+aDiAJyV874lf2M8s+rl5e3Nz9pxKQy7wzPCrAsuwVvWQvrgOXBFYRbVavr",
-	"wT1HU8pzOXiV3U7xVv/PlqWQ2No2nx52T49L59r6ULLm+XJaPXVdWOT9yYmC4Bsj45j+aC+ozh60zQUK",
-	"zMYDlOA01QcxoiSOUIrVBFQihyz7YClDw0xSRqREIovJYavYgHnQsmi0YFW/9E56KDCL+ojPmCwBVLYL",
-	"1abtjt78NSVCwtrNS4lbk5Y5UqF1DUUN/YSxB8YOX13DS3ivmaPZhIZGR7ZY/5NEwt0wiTRnRVRdOEM/",
-	"QCHQQ8JDRvWZgWWxlbXNK3DloUHTyHVna6H2DOzD9Wt3ZhCkPzsRzC7/wtrnzLMEQMA0y1isTyoogBKA",
-	"LZOoQ/SSTIlAcgJSRKYkjcxLjxWhf5II1Hk97QiHBtTVrS9slYsxZpZtr9v0K7/tl3ZL0YQMPnFWt/nL",
-	"l5dIf0f6e2X3P0mQOT5mWCgiZPmt6TIhgob40UsyG/ybi5vyJk6P1x7fF/+Z/88WXGc4obaPapWd+5v5",
-	"UJCu4TUJQaC05/1EEKzIayxwAriLo4iaR8rXHk6DCbm98EjlnpE1coYwkOHfMPJm9+J1Noxp6CFOU9Rf",
-	"+cJ2F0y+wyR3RTkL9o0QT6/4fvELQLYCZZ5FNd4t85Q8+wXe13ME6KMAh6EaBGjErcPIcI56p0j/LUKt",
-	"8z4RPLwZcREhrQIf9VA4wQKHgFN7GL179+yX6eOyK0kLxux0r1V6HMno42lETk4x7qhR0iMnw6Py7o+6",
-	"7VaKlT7tVr/1/6Dvn52Dxx/+7Byc44PJ9U3C0gM1Pfj04XPv5Mt/bdWcrt32cypreUqKx4BCthky8JJt",
-	"xMhM80F4tl68DFrvBxVLEXPzGhBneLrDt89Ml67nhICFwPMW+HaMKWuEiK+LllUMgLWVxlqBDlf2hXHR",
-	"WwdHhksv0MoQp3hIY6phsQgZ/2tDwJg1PPE7VvdUGnXtdp5U1rBsaykRxW7mi3sBZ65BLnbcbTvzhc1U",
-	"h22+n/mag9IkZtWGQGyrAcmvWmCTaDbhkiAQbCWaEXBXuoZnA/BT2ADXzbrNi8t6tAd5UQ4YWIGWrk5N",
-	"sDJap3sxzlX/tlb5jby5Rw7HhyjwifohjiJBpDyMKSPdYL+0mbUSyZq1y/wCrQJLcYL2wlVxwg5ThUXb",
-	"HdlaHHlaaCEVCif4MCaJAV8qyBREVOzhiVHizAM8GDwXEQdWVefpoiaOQPDRyBoIoHGZ7JeOY0aGkirS",
-	"RBzMlaPqzP/Su6ESzQRnY6OG0AXm36lx9HI/VAcE+CEZZ2XXPGfQWmTLq9mwAVixAdt+xTG+S6PtyHIZ",
-	"DOTLcuhyKLXqb3DLPEaQkUIZCyeYjc31/gppbyfZESv1alkNhTHBQlp83J6k127dHoz5gTP+2LaHL+0f",
-	"f5pmH/x2BxSe/PTiNXVs9VtjqibZ8DDkySOOU3oQ8oiMCXuUT/3F7y5vaHrArd/jQcpBmTOr+/KlDpXB",
-	"FpiQev19ROOKudCp4Yv410DlzecyWm8zQlz0coS4IAjN+mlhWffKRLy4yV/4jMUcR+jdm+doz3mMm4dh",
-	"rSoLdRDTKYmQpGNGoBmwo83dvRd0SmhilvVh5dGs0QBy1xqc99C6gNq+KmC84jun4enkNPk0TKazk5vH",
-	"p9fpTchOVEUT6JQ1AXUHRSDfzp1o7CXzAOIMsot4W4sVlmBqnLA0TV+FCzQiCq7CbEKMO7wDPZhYmEJ7",
-	"3Q6SQGR4ptq5s9IJekF/3gLerMeVZerBvyYELPBuL8bBjQsSlX1eg9TIBIF1w6fAtN2+9zBYjowd14Mu",
-	"wIMqWYVHG/zsmGmvia61Pjv3OdGG101q7b94yDPwEBHGqXof/IgYCvLX7eACBVnx2B2Ymb1JYG8hz2Lj",
-	"WDQk+dqrUx8icMbEpeEL2BAxNdcmyERs3JlZluhDsBBqtVvFo3u75a3KO6I6bH5bK878TjWIRh5U22bJ",
-	"Gqz2NQnpUdFeYO2kYNnDaPoEi2jfX6HehBaZEyPIxJRp3lUY1rUIzutXmUWUsJDUcQPNMKM2vOtA+EVM",
-	"JTwtOKttjWoJRqpogFUtQporhO2U8Mhje5RuihaODvSVKt+X487dDK92ulWW15e+MGPbNzCGrjAcepCo",
-	"vb92kicGlHeid/7zj+ZeEXDs6hY2Zdp2RRpai9tbuZV7sHQu3cfXHeO6qIFm1roCr9aY62xDzaOzaOs8",
-	"Oosgcm0UCjIczW5OkscfT27IcdLD4+npah6dRZvzaLuZtdY6d8nvxVzniNb3Za9z7OD1hDPyMn9sXiCr",
-	"9sVY68c2DCDNRDjBsk7NA81KzNdfW9NMk7h85pXbLRb5tHt63FjKrtmkkber9kC7oHw9q/TrmkHrEcx8",
-	"k15MoBYjHPjQHrgnm2MihkV+DZrVHeg6lKtDnaZ7rhcU9K82ss7sE/btP6r6ogCYLjWweRwPRoLUCyc/",
-	"x7j+/nJmWK/xZgClyLH94vnUviqngo8FkVpayVidOFCINrIx0GFlnpZagffiDQdHkEWgkdvci22oh6zw",
-	"ge6pPrq177qNBBoY35dmSvGGd5VsioCihZlfON+OvE11xlUhqu3WCNN45bimwWaDrhct4GhXiWF5/OYy",
-	"k9Xa8/qYkWzlzmaYgn+14pruGhVuk10Wl2AZcdJYF1GpKAuV73Kw0TT69jVCOmtm5wLwT+/nzggna41C",
-	"OeQ2h5W8oWladxpvCqjYNm0EjwKFB9NmEzUyLAH6LTHul978jWeZT7yKA2kX7wAebSjhRY6FFqT+Vc7v",
-	"XgGdOuZQJYKLhLpk6wDmkFO5BuaOip3j/uwU7sqvNGfByvsoGMqtW7D0kJ3uNUvJfDpOh+moNzyOzqeR",
-	"vO2eTuYrpWPddVPpGLa7TjSGRvciFxuu/l0JxbCkOymFBkxFLoVDFOibGWhaF3iXMzDR9GZhbXAdwwrF",
-	"BIDMSEGCtyOfLBgptyWgFMZDLZuUkDvmbExEOaDfBTpCRApnY/NouiDhLD5QwHOle6OojgIyjzXvmDWn",
-	"goRYFQlQKtb0/HsfYvoCxYPGL9GeqcGHYe+k06l9gxY8WTfkFfjyVuT1OwobNQxynBScvzlgcBgSYGxa",
-	"V9GLxoqad912DjTr6Oy0ZhrJZW/gR52VT+DLoLdGojDW8gvE+MyaWIdfKUwoLWetxQErXly55loN5ask",
-	"hr710i3cSa0JjEbGb9SHYRsl9HYD3wigOflcTQD7ZRnNK0apYQVGeMspUx9hVuN83EYYBaEKB4G3SRvL",
-	"bk1J3mbRHpkSMc+bVuxgFcb4j+5x9+Tk5KTT7R2tZIN779//48/uwfmH9++jz6ft7vGX/9RLWsEZ/3ON",
-	"XWl/Oetc9phx5cL6rbBQFQ+d8psnWrASm6F5VgrLcy3UKcRPcBzXndSU05CgEMdxnWnG2NebkTnQ6TKx",
-	"JH3VL5kLpWQ24ks20OMsRayk7cFxbGwCJW6wqD15p7xwyLVn1MB6jOPY0HPKqKLrdWcNWSQVFl/zCODH",
-	"WAxoVJ8crHCPKwVu8GIdVSZwvhJkKdtYPGzqiRTH3tM3X3LCZPsnXKcUFY9IOfJWDjffV538p5f6lEUk",
-	"ejp10VHNRcB/keGE8xsUwOlo1h4FfXRpkAb+WSPTmWMebOiR7+TsdQdT7OUX3cM6oEiFk3QFloNLV55R",
-	"4M54vsQvaupeCn1SWICsht5VDtqDWe6lUGyrvdyIWQORRcqGFdaku3yI/p3bUdUdVd1R1U2p6jqrioZ9",
-	"39y6bVtVYMxO9/pWHh0nk26PPe4l56ejyfFkNO2e4pUhAtB30yPW+11nVtFt7sWqAqLhd2VU8XB5lajs",
-	"bp9jCcNMzn05uA15VmOiyoZJygbuZadlIsPhZ8YHxgDhGzj1AZUd5P1DswHGNYcmyJhKZV4uup1fnj/Z",
-	"B00YMFJryS6SGRxi4EnLKXy1DENL+INRzGeLc/3GZ1pU0MMLCJFFJoXoOgNnw7cfF8y4FWeW0hx1GwEv",
-	"bs8NVu9KIkVuVRF6eVid6Pz0jkzH7MwxnjDOIiI3uDW2u+lYvkDHi9cnpuxmIC2FWUQY8wXpVmW4J3ie",
-	"O/qts2GvfT5y5jDppWioMcF0O73jlUaYkxryIOgUh/NBymMazgf1XoimDTJt0Ls3z7eyq6YM0kDUY5Lh",
-	"cr7vWqM3cJPFHNGoDVfXODSTqIjzPUSXbPFnCMiFvgaVTYiy1GLL3M9wZYa/QBMiCPjGAbo7R3kWwfu0",
-	"cZknSapM6tZgyuPMhsIGMZ9VQxsbRO21W4qIRA4wiwZacgSlRdYf3FvdEiYuWm7t+DJJBpowbn733kny",
-	"BEuyFjcNsJqO+odpXSvX5I9jxaLLZG3xjrXLBNwjNbWXZsWxlIlIvq0ckdd65bkdXqap4NOv1lnNYIfY",
-	"jmZVV49fuC8PrMXWbPK7V2YrsLxXnXYZfFapttWzvpPrZYnjyiUC3mU8w3OJApPGpeSobH5aDxv/qq4E",
-	"wVovc0/a9PW/n2TFFR/niN/3H+8GFefzEmenxSZzt3AbmhJcmJQW8HfhnF+6XH5gZA6ghZnzh34QZ92Y",
-	"K+XZXwisShOS7RCIqBhwkUZ4H9Gen6v18vUzSK9pI+s0BwwnELliUX8fGJL+HAk8Ywv+8AUDnn8TAlSF",
-	"4z3QoO0QHe8IHoDu1IKlAenxsej+qU91Nge0jWDVlA6tM3WABulTmDBlW7d5pGzQ6V7j5Do9uh2lR0N2",
-	"ds0wIdNwHD0+WfmEFt7BqFVVn+rDhvUBz52yn4vVNnikD9qSbFfz7+AxORgDPbEN28iWTYkNTSy5k+oh",
-	"WmVjoP63luBgEI3S0Htge6+kneuNOJb03Y8hxxokvjNjjlnVnZxkypjvecv0EaF5/JdUmEVYRGWFay/I",
-	"hfSgrW90PrD+Z0VM1z/5crr+96J0HpSVLweMCxQ4oV73WybA62+eBB8gF9e6D4wOcpcHRpYPtFBhVEqE",
-	"GSK3Jio5nvuWpZw02iTKhVzh/HQDygaCTCmZBfdmV1oTAX1/Np81E/sWnaoZwoHBORFYQtHcs+c7NP40",
-	"MfaUJ+5pJDtxs/v5yJYbhdYAvaSGJ5Q535KHtBctCkVL7DzPGt4vzV+1ALrMLoT2xnRKEOPIJIUE281+",
-	"jUVmDfAexh6z2v5SIb8GQ3QXWUq6CM7SGYssAc4p0aYXaJkFp0Cd7hbNOUt5UwP1ryqDORJLGTIUtp1r",
-	"cza1sdGVcemJwvYyrxCmnxY2jF6ruavR6UBVWyVoFkv/iqQdOS6bHBxadLICJbAiWy/MbQPtQXkkV5zE",
-	"7nKGRST375LfY8d+duzn78F+dmT9G5F1t4wanFc26NDld/B2XqX1ZQuksX4wrujI5sButVthJhVPiBiE",
-	"GIr+2YCYebXdSOAsGuCYCNVqtyZ0PCFiQKIsb5BgcUOUsdulPI4pGw+m3P0ASTwGNrvpADPGMxZC+Qvw",
-	"Ag0zQdU8H17N+GCEQ8XFAGdqYmpDVdS0RX7yR34KFRuSK99ijqlvnp3QXpZqZOq1O50Ocg7kCKMIz/Xv",
-	"bw9e8CGNCSTeDfSGg3Iw58zCYcmalmedu8yTS/l5xEz+OJFnpHNlyCYkvCmbSpenwKubf5mAEEC2stzf",
-	"K1+HnTeTTjm0jghB32eRLgf7niQEBaW8a8H+BQpMjuM+kjwhfj+bEcz2M/nZgpKjsCt1UczsErnVb7Tw",
-	"SVuwXEw4IwfW7UmQkIvIlYpclau1mXOBdeXedmgpSWwW7AoK65+RS8XnD246VEIkmjyhgtlmSZKyX6He",
-	"5J1DPTdKZdFuxXjpQp7jr1lHQhRuYvZ+4dpVU8BXeJzIiPeiUZvefU+QNKYkQldvX73er6KEXeGQ85hg",
-	"MHbVJnZfNi1fTNuuZx8SogUeloEWWMnini+0fv5q+v2N8hLU2YxLA7Zz9PSwzT9w74zqYOEfx/onYrPP",
-	"RpZ5CxIzOmXWOFb+mWeqxvSUX9Bt38AHvWUPcpW2jFsrznytw6Vp1ncxO9t9flDhoNO9Hn3qRCef1Lz3",
-	"KZp1RHc8/vj4usPk6ueH1eE69c8PZi9rzfUu1ug+rPWFg/d3ZKw3i3ql7+4z9nXPv1XyAE+/DqCptZ3s",
-	"Xb29fPO2jd691LS+jf799Gr/YV9rqwTvO/YSqUD0Ph9rPTx4laktIoJmCIuYAFzfYID+7+Xz54AS736+",
-	"evLm2c9P2+jJ5csnT5+30dOXv7TR/3n37O0OSxphiWb6944mX50UbYIVkiQmGh9EniAtx5G90gsvqEAZ",
-	"ox8z4hfK3V8hZnytHrBFuX9hqLsK7t+ddFEaawW2bD3NdC6c38EKvUORtbrceuXqF/MF7Wm5d98U9Dsg",
-	"zPwGB7lfp3bZbI73qlrVIWFeiKne9VtNBMFRyS46JGqm9UNNhUpxYNimgfX28LXRfo00knwLhoVtAiW/",
-	"dymRxKo4rg9rIGmSY0ZfKyfk4x1aNdWJCvmHahzKQ0oAtbv9/qWBBaDer0CwHEorTQmLR//DXaaKVafp",
-	"3Wqgl+dttXLOpltXztlUK+fXsx47PjqZXveOP6poeBT2Zh/FcLxaOWfTuyjn+YYaaOgFbbgnNb3gF9+b",
-	"rl7g3l2kqSuQuCXUjzeXTu47jlwA1fG+QhyHLDSVYqxfe1mLZFObXL+adEgLaVqbXbKVOW1XBIJTVrmB",
-	"d3FN9ia3yaLuIKfVy4e/ZQlmB1qgAWnszq8AG0tgr8TVhAv1hBv/hCa5d9el3DU1cApTtzV+r8+/+6TI",
-	"MVw52Bk/iIkmVsjm80Uhj2qy0S7moX131Wq3nlzWPqctqYRkCvwEunkAdX4k2vvt7dvXyLiIa1waChze",
-	"ECX3++/Ze3aAAlfN+lpyFqA/jzudD+ax0ZXRZ1yhGYnjAy1KkAj98+rVy0PoWqkmDb27H/qIcRSUilMH",
-	"tuD1YWnGarcbMgdKkUkoB3xD2D5MPtJSfRuR21Sfk1fN2wwXkYSXxjr60EcY6Z/NkIG8GUCjYN+URB6Z",
-	"DFA4BPIDtgFGiNbnUEynRPcyQ6cxVnrXg5iHNyTKR9fgSQXXp68hZL56q3GeKVAKvm5NE5tqFLz+eide",
-	"rWH7GuSePWHMiVKpzGtKl1bhatlG1FRvwELoHfApEUif/JUZgXE1ADBC5+O8s+SZCAlAXfBMkX0UcWKO",
-	"nNxSqcBteEhizsamwIutSm03b9GAqAmPBnoO694Fs5y4WfTAZjiJhpkyCGXCU6lEprcZqXD9+vO4c15d",
-	"pcVFIIgS/Obg6GBOaaFm/LIhFaqJ0o81BykKvihbU4txZHMCBnnKq6CNSGSS22rssIFouZdG27AwM17+",
-	"sAzuAGWNLYa3cbdjyvwD3bdXoFJtm7JBJkm+bZyfax7GK3FCUFCp8m0K1UKlOMrQKKbjiT0T29+kJcRi",
-	"DGN3jypXG75AInWGuugF/dl0XiiCjP487vW8vm30MSNirpEjxWpSU0kZqiCLLCYXpdLJEhEcTrziyeUE",
-	"2bmLVi2QTEny0mIWAbK87jls2joW9I5NuRQzUWE39sfOk8vVvyHbrlXbRT4Eb1K8u9Dr7TUtVTvPx2Ku",
-	"xjoa0ylUb4l8pKqrp24JmJ+BpkQE8m2aEe3weTnvci6a0SJNWih1XxrUJJyoVNN3g5eL6ec+rbk3FIyf",
-	"Z18fZFr0oSNamUI3ONANqtNYYOTjFg3LM0CpqoHmxgAZjxnn80ATYNjg6GPL4+S1BlAlmtAeYgFtr0pO",
-	"CbHgbpLIrbhm6D5S+IawNsrYDeMzBoR4zy9FfigIBpYdpHoflA04i+fBvobpWaeTZ0A0dbzB31Y3PAAZ",
-	"gLKxxX2niLvYx9JKHX7RIjbSnT4EQA4yJrPUpCUodbTfnd1dTIkssasYh5ZeeC5N1LHhvVz01Zo9F/Oi",
-	"5HkpAGff8Z9KIld/JY7ww+0ntyFMAB/wLU2yBMUgpVpgFNGtGROaVJUOD5dyRr9787y2bJIlwFhZ/m9B",
-	"A+yMc5RgNndwKPj95etnWjC4QOBw9YYoMT+4HCkiAiczmfiBnCCfgJyWMeK85kaYxpkgFxaqmSRGNBmP",
-	"HTH0D4BGhWBAtRKutwQrPQFZDJyWU+KSf5mbm5+11vmBeVMmFY5jGw6lN2N1en0DHRJAZjA7EuS3AITS",
-	"vJ6OM0Gi/WIpxtlNL8KxKuuL6JZgWCskWxVTUsBxr/DISwUfkrrKFXBtlmuwdUloL/OWLrvGIfpVi9gL",
-	"LLKthQycalq5lru1ajSIpVVAK/qV99HRZVhA2Z7i3Apy8fkrqoa+wOGEMlIsAeYzasyeVjIqtpyczWxa",
-	"T9SaAR0k6vQsUHDeEJlyVud1+5RNScyN363J5co4O+jd3mohEvosqRe8TnG0VX4rC666O3rrnDYoQjiz",
-	"dmkw2vZRQKZbz96uh+x0r6edTzdReHb+Kfz4ODzu3OBoSKYMr7Sr6a6b2tV+NTToDXCmOjP13BPFTbos",
-	"X+N1imECHr2FHdOjxQNLVMA9jUUxZVArzLKjEY2VrRKQy3QDrLxOVoksVSfwaT3MBhx3sNyZ9TeCYzVZ",
-	"5rFrvho11dKkRaxbFx3Ob7ysDI4G2vTlPsj4zXpb+4r48H/Obmodn59GvZOT7jkyDuFGjX7z6xN01jl6",
-	"XOcXEY/rtjLmgqpJ4q/3afTLVb1JIxTTmoyCmZiScn9YWO0IN3UheL8TE0AH2sINjZwpAognvyFMan4k",
-	"6ZjJuoC6xUnqXMX1JNV3kVe/v65dZVZHuN7JUl9J693Fb5fW3bwh8zbQhdPjTMTA73mmUKpZ3WJ40VHp",
-	"pv95efAf+OBT5+B8cPDh8/FRgxSMGgrmyPSiDOjbgAZmg0twrQbh/3n16iX6FxkiDcMrkmfdviFz57ah",
-	"xb7CJlRzmXTbxuZ2jfJrKg5UN6uHr9vRc8pufrXk+qseJmPKbg4d4YcXSdA8CCORCZrSWq37/qCPkgtb",
-	"/M5fI0uQvMdnyHq4LH9/LJ/wXUz4ekZnu89FxaZHZ4sE+FFzZkYcx69Grf6fjWoM6Ok/tDeq3ABmKyxz",
-	"Je2Qmt0vksXacDUInaRjqgXwu4Wp1Vn4Taqzomy9B5J1Z/1imZj+1tM1bWFCAVV6wRyiT3+x/jx43dCH",
-	"ru1TEflW5Oa9SwEf/6VqcJfH8fV9PGy8y0NWM5d1e91WHk2ZSPdRELObbUvweshO97o3vU2up51oNOzc",
-	"TiaTCI97p5/OH6+U4HXXTY9vKX5f+hHLBO1dvbjSIu6LF1f7h+itI5kmtjSwtoiBM1HhNCVYaDqgJmSO",
-	"hiTkCUEa37ZdUqhBMaHlty4vClcyHOWvH21ERwiz+f1fovUFjxw5RZdevBHYuCZYLquDdFGtLU6lPhO9",
-	"P3s2uc2mqItIFdpz4/VOTlDImabtUB8UpVioBbn56LzTbfLiG1Yc5Rrc+aqvRKMgQHeS91Zfsnb614LI",
-	"vNB73rTpZGuBZ1JGNYfcL3n7L1paCjlkmmrW96lrnle+XL/jQrvfynbLFKW55FK2SBjppcGatxDV9ZVc",
-	"CgoiEjpdA2teXGjfvLgVmJerddXX6dRsIA/KdsXYNBnaYrFOjPIn2uIu27Kdm5TYarBhppqTkglmEckr",
-	"xlvCub21NEo57Yp/FRmnG3jB2E7LPWDyHMQFkVlS1DNnphVqXvKiyamNh1K5trUmWrSO7tcy7pJHGa7h",
-	"3j+s53R7fVyE4wGOC32VscKJHjlPC/olKcS/IyW+92BGC8e2/gL2igVg3qPNYkESqAmzsJ8qYuayanHu",
-	"zCEPhPnrw3Kl4qknddRIto5MFD5allpAJMcSvuJWMpaJVoayUPZWLmG5qeYy3yxlBZL/98BgheyjwJf3",
-	"As15a65C2yg/tk2tMuR3NG2DnRa004J2WtBOC9ppQTstaKcFfSdakFV4PEUm14tKNHuFqPUrXKWtSNtW",
-	"UqgXtYsru5Oxl8vYtj7bvQvY654N7Hr6KEjkeNvvBXrITvdaRUfy+mzy8fR62OuOTkfJSVd2Tj+tfC/Q",
-	"Xe/4XrAuiM42u5f4Of9t87sJnbOLumPUHIvqEtGXglgDtOfc0v+Rp3mvuEKbrO9ecXxWtAxGgifBBRrT",
-	"qe5QGVvxMYE5jcexHkGPBH20vHzc6x2iQFNI88FTV+C7A9gh+pf1RMHWxbztOxb/JA0GeC7Vha84qIF7",
-	"jDPS1/Mtesfvr1WbqjkRYmKiWKCV8QkqFJyQJ0SaB62m2UgLjauILlyjdzXVadrL1Be0ZwNXrDeYgc2C",
-	"D/T+QhnWRZfPduv2ALzcDuzv1VE21U9qAka9csAbxlneTV5cKkRdWempbNdwQD7toAjPJcITgqP9i1Ij",
-	"Kv0goaLQErsz95JEKcrGjQUb1zyvu/vVSSrsyG+sdL0VEcWJ6kZIqQjktqKUabGTVFZLKg5O9y+rXBGm",
-	"tnL4WmtYYQheqibs0GA5GmiYPgQKFMRok0xJRBwUua3NEIsHahLDGz+ZWtPvG5LGOCQmLvDdm+cuXhLU",
-	"5+EcYaQgYjmywVjgDrkXPIoffQ55RL4EtRlbV5C8ZW7bTkSFyNJD9Mpicb9E+w/eZ53OEUGBqd/s/SBd",
-	"HT7/F+X9s7ARo/90RuLgon50V2A6OETPKnYNyDkV5KS25DXsRvLrS8u8Sp80WbyLlwavYrVX0XoF7clh",
-	"+LYWma9eXLWtT1Dhu+5QxBhkc+lMt0u4IDb21MvsvcTALxPI0ZnIJesqJIV6HC4lUz3prC0e3fqdzA+m",
-	"OM4ISjEVEknFhR9JZRDrEF1aCeKkY3yW+QhB9vvjstD2KiXs8vUzdHTYcfF+LobZODv/ZCPRLnKXfyJM",
-	"WnGJqNq/QLAYc/5mzTAXzqf35yvphJ9boUiApLaOe1ZE9UFz0qm5La+8ihX1jwQxGeMYEaaomiPObCj0",
-	"kExwXIoXtXFkRB6ipxCTY+KjqEQsi2MrTqWCT2lUKxmYFGnryLu/3kvb5Uu76Ruv39t77w0bpHV4dvUK",
-	"HXVPT/O8Diaq1+R6sP/UQuXHDAt3NL7TagMr2JIUcr9y4QI09JYwo1BhhSFoj7i5gDMylFSRnySKeII1",
-	"deU2JhQjE1hrcvbbXlTm1sSNMyXTSGPDiNZlOPkDrpKFR9EQ7al5SkNIiY0Zevrs5f5dCk0XAw4co21m",
-	"GfcP/lk+iDEKfmgyMYsyaVHkDjO63o3mKodF1aKD5DFkpkgFJYpDrUL07gqZnk633nt62D093jduypbc",
-	"yyo2KHKrFlTIBosUZAzlR/hokMeP1nF9aKWZvcHFhSI5OdFoqov7cDXDl7Xx5YvPlfOiMteyXIhA8pj1",
-	"afcKeeVcAZu0J5p43SkLjlQ8vBmQW5NO8m5YdaXHeOqGaIRaZlo5T4a8MaGBIHwa3hCBTMfqA2gT0nb3",
-	"29r8jloKuDR2yn53xMlHwy2Un69K65Y3+f47js0Uefg9SrpI3DyqUyUKS+7fImovYFoFB3JNwgHvwxoZ",
-	"4bJg0wsh1PpDHXR/kgucccGFoOKxtRE/LvItXaCIjHAWK+lU0Mo6bOM7MOeYMtJdloBVf+z7qTylEoSo",
-	"O5EGPVavRuomIWeRnQmnWCjITqCZQUbV3XJxQfqO2qI4T0DYE8i1uFuqr1ri+lKT1Vw4ccKIvS8kWjxC",
-	"j/7eOetYyqXCMWQBqaEP8BEQ6C60zVzFpTX/BDIN7rDuhRR0jn4YZHS44h1knsvM33C+xIaX+06vGZvd",
-	"/29+3+/tft/jfd7y/f2G93Wb93Ob93Hx/q28L0urXb0mQlq9zNpAJdRAzNOJaTkSUpqAeIyHPDN+eMNM",
-	"5pkEVvPIJvnG/bKQetoUlnV4P/WpoHYt2787jV6XnHxvhBMaz79ihqqPduXQKuk4QX1CRiy8i4qkqIrv",
-	"KvRC10UHrn/yIYJhG7ltQcsBZPKrCch3QxkbXgB/w6NuAD2Cr+dXa6tNVfIYG4CV1/2h2RW8WxGAbdzS",
-	"bd7K+6gNsO5abv8arr12G71qevdow9tzHxdgQwZRMTXVugstkZh825lnMXN2ckLrq2/Wmp0WC5bbLw0N",
-	"M3nR0rGgYRarDGqT4kzxhNuC00PMbsz7Q8iZVCJz8UT6n1likvJ49UkhY7TgjIYSJiBiDIoxG1NGiHVb",
-	"GGlUTPiUsvHAjTMYcx5JoCoMs5BiQ2GYIuEErhCPoETukEyJMHH/Yz4lgtnqphNI22PLq064TKlyojNl",
-	"MhOYhfrLNZmR2MjaZIzNXWTZCIcqs4tLSEQheTDkwRKDVPAR1TNwGsMKxlgvkzObvEh/J1ICaXKlV3UD",
-	"gWeDBCsiKI7h3wTHAwKPBvCvmI6dbq8MVdBbZTzmADGlIcmTJGPWpAdBVwIzmXKhHLiVwFMSr8WYr62l",
-	"Yj4MXSTHHZ4OLuPYr7ri/JgudHdTpqWN8MbFWe7+uFC4t9z9icEf4yEeGio5fz587tU79X2j94bNudy9",
-	"PTg0eWC467NC+dFg86eCmoeADRnn92yjf3ibfAMb/B0t7/dnV19qR9/Men7vtvENxaI3SzT0S6uabyqW",
-	"jAQNNSvGEjgy1jcIx/A3yTQjAL1DUTbACbFtM4lNKX3McITXcsbyka844niOlMARiapn7RDNMEK3OcAc",
-	"TR1Np9K2EnKrd5PAf6X+7/BI/wd0p6Ekpg68vpQhtLxO4b/w4Ubcgl2QgUlQRvgjiCogibA5NGHwXw7D",
-	"Gxm53ZJkcqP/b6x/lNK+F+j/zuCXT/CTgsWoGfxjWsoDVw+9t06EXyaC18vAZQ3pwnopG+m8DRmt7S3S",
-	"Q1Anww8K8T0vXkT0HsIRz4Pdud7tONHrT/VfWgIFA1TGJIlziKzdWK1YD7TqwMo9aomMXy6uNOBpVVKN",
-	"49CcWSFaplgoRoSc0BRkHDrFigxCLlKePwHZ4v7lHyWPyaB4MK7d1+uS2/xCgkbJhfFEMYluUwjIBIJu",
-	"JDURGZPfSo9/Rm7VIITBFid5leKPGUHmc54yWXdBezyOiNiHWS9QiiWkc8QSBdhkT0YvsziXTSCsFRa4",
-	"kA+3iZVIkCnlmdxwna4b2tMgqF3rkIy4IJXFWs/4u622YnHxwbu4kTpbyspyNZf1meFdum8WmTxQuW9B",
-	"4bzGIqRlrzpbv83wvYE888R10RK0y0fvYpqb56jLJCny2bsEdc1Dm8OUbZ4lrUnEroXxDEsvPmIbIbu7",
-	"ekHbrBdUrg6UP7R5cYM5apfRdG3yE2/6S1s04S13SP9VXtu+5e3QFWQYKD5w64MkpKUiELPcgdOWbijK",
-	"KTykG/d6mHznzt1rQX+PHt8Ngbc8jel6vPmbE/YdaX3IUmxLSesa5H/ioWRFnnV1RrxCH6ZWm0cLL6Cs",
-	"ADOyWjwHSS/i+v7R0Ja+cZXEbRUin1Sufr710tI3C353Ky5iEYs4+Ab5qmxvjYp1J7C4nDWgBRtTXSTw",
-	"ikfUPgr+EbTLBfLAmSIbgtmYiLyaDeMozVioskJVykOf/9E97p6cnJx0ur2jxWdZ72K/f/+PP7sH5x/e",
-	"v48+n7a7x/VXuXxRV0Z0+5vroyBl247qTtmg073udB+n7OxkepNes/PzRJ6cHJFh8rFyxc9Le70DDfM2",
-	"vi6u22t6L7Hd1YDQ7ya+ewnxq62lAJheLqglEEYnB6coomOqvDJTyxC601mJ0HsLGP2f+q+T9umX/XVH",
-	"/NqqFlsol++0FITzu4CRTElIRzQsCw8B2hsJnhjt0VXJAgOCCVqHwmCCYPD8CcxPyESK7QUxVlRlEbFh",
-	"7UHM2dj80LeWASw0BnoDe0TZTHCd6QauVuZeAC0CGy9vS48F+0X8umnYriwsryeIvTJjqSAjeov2zo6O",
-	"2ujs+LiNzk5O2ujs9LSNzh4/bqOzs7MLqNFFZV6TSzOSfTTM5uWxHN2DirhsriaUjRGJAcZmU5yRQxRY",
-	"2hmUnK6Cd1dBG4pepQqA4mDYRrMJEaQErEKjt+kGHDmm0tQiQxmLiZTeXBLPaxT5HDp1YUOCkAOD9LqZ",
-	"VwvVPyE4IAtF+FjAQ++2dEeOuycVoa5C6qPPR8syledvbqtj2k2zL8ZUrNGszgHCfHEGEYOpiusDLUHZ",
-	"36ZJpsZQREKaQIWpsSBEXixgdWnHR48PHz8+Pvc1FZ6ZyjW2pFmrf97xcg0dnBekkuWkNB+9ZjPu01Z3",
-	"4+5saTMH3V7v8Lh7frxyO92z0n7gnwsb+iqReOuuKZtJwI4G55LwKn5TarzUcyQ/lJwqH/olD8GfBYea",
-	"MrhybnntzmGmkCCjooomZJhYUS6xVIBDo4S+bo6Ittqtomu9fbmiCizdU6Us5R4U24WdwOonWJDI1Ni1",
-	"lH6DhWnOlvB163sHngZbYJXGZSFnlIdeQU0aBc7QonlBrWKxzgBTUZqbagDbvUV1ePzGlcSqe2+2n9oG",
-	"62aatUK2wgmB+sqLu4ToWP1XdffGaW9VNLBDCygoCNm+TB7TbEUe04p5B4eTPFMkjnCqiNA3SUOnjwJb",
-	"ynAvr2rJOAo5Yyb/4H4bBUNTi1WLHHbWAFy6rl68fo2GlEX7tZUCtYCqNYdFCAb8xkpArk3jkmGavtoa",
-	"jTVHE4B9DBI8mLJ6eWPDIiDjT0ywqTmJ0zSmJLpAAWRTWVhSLDmEgxczmssNzyP5QHsROFQhjAQ3VZyz",
-	"dCxwREq32i5Ma6p6rvW2sxx6pR23C5ypk/Y3qtYGNTGZKVkJSHDHem1th98fau9RyEV9Mt1LeGFBwrW4",
-	"QBGfsZhjyGLqStYGj/IG8tHn/O8Bjb48GlFL1KvXKo7XU5M4bvzAkc/qJyW9eyLSbJknyy+Zq2PKkITw",
-	"Crk+G+N6ypmfgSGdzcw1eSdnpamzuuRbaRug+6kHVz8Z5MM/4VrCUl+Z2ic/ocPQjQcvA2UMK2H6g70E",
-	"LNnqd27+r4HoPRr8V8FouZW/7tS/jhx827vZ5IqthN46+1/5OgDzD7dtAtRDdrrXjx9/OrpOhSJ4dNSb",
-	"hfL6bD4d9XorEzvqrpsaAfO9rzMB5g3vxQBY8LnvyvxXpeI1mYl5SKTUYDFpXgBPCoq5JMtNmncDD/nl",
-	"BKLdWsyYV3NIldL4ZXeNtq39jyV4woKZMrc31ZonjRnO2LfLBv2oqeWyYp5eYbn8z9Wm63rD5ipTLDrR",
-	"619ndD0763Uq1+l0waSk11c7/1t+Q77aWx5wpah4WnOFLPEaWIppNguGv1b/XN+NBV9oGoGvvUEAGLZK",
-	"cZ215QgyReYEuHuySIHrNDvY+fLS3Lak6UFMp+A/oBfgPKRIMiSRUS2Ly7q4a+hUE75Jx4xE6J//eov2",
-	"oLzw/oVxNJ9reddYnx4dzkgcH0Bh50fXsxt5eC05q74HH3fOT9cWKYdFfKgFQBz/KghZ/rj4h+/+XjFs",
-	"mov0E6Q9RZpJ1BWw9wZbUNH5bNEpNpNE+nX7akoB1225CYOt7tYWb2RhnEWkec2KhWHMABVqv0jrXaZS",
-	"Cde2PJ//TtLp1XnzF0Of1LARz/Q3uMN7PnhfhvNBymMazge1hU1fmzbItLljadOmKkcVxl6edCISabyd",
-	"OTOUStYv+K1uadz38pZ3XnYmyUCj+OZo8k6SJ1p5L6PH8ZoCziDwVY/V06mK9ZQJ5yKaeRhee9ArQNqE",
-	"ZKyTMwty4Qx8fRSo0dZlTT1kp3vdO5pG45Ea9UYfux87p8fD4eh2ehOtlDV1101lzWVEoE7qNBRxvgwe",
-	"1jncRhQV8YlkMMbLJKnq9Osk3mr7exF8F7jJdyX/Vle3FYln8TRBQljkkhU59hAF7lYGEKc91CJFquYP",
-	"yUITynKmU5sn7q/HGBPKls/zF+KSPw6XW3EilWu8yO2+Gya3TGW+KvTkRUpQouahjS33stZasyisfSDI",
-	"lJIZREbrRawh+w7aNRTfyeJNVqVmfDDCoeJigDM1IUzRPKjd2e8YV7kCoBedScUTIgY26lxzZhNxbpP0",
-	"zqs9RgJn0QDHRCg99dSGrtPxhIiBH0Z/0+2V/p1gcUOUsSuk5j1lMOXFD1SvNi6ihGwc+gAzxjMWEht6",
-	"JEmY6SXaJdSB9Z2sN0WYWC00m3BLU8uK37tnnu6H9hhXCKMIy8mQYxGBNlxT72F9movGL/7raZjemSFe",
-	"61Jh3Nnz9i6+wOmEK15Pzy6nWGHRlIJtFlIERGVpBhfPc7dYXx11sEBdKfbqw++jIJNi24KuHrLTvR6f",
-	"Jkdq1pn0emcfpbhNpvIsOZ+tNqrqrpsKunqz66RL3eZeJEq4mN+VFKlXtAVfCkP7LZ5sk0askenuSgW+",
-	"r1u/+pZ7wFt2gtv3iYFzRJcbZ/PYnfTXBuP7FsqlXvwHVgsrZfMYztGp9ex0NvWFwAatlEEktVpVTNHm",
-	"vE+wzeq38iWwkZ8BPF3MsNyoTuJiVpTblAoiG0xlW6K9bgcllGWKSAThyIZU3XPspn+Gm5cgr3FmbGZl",
-	"9Kdd5dtQye1WRot6R4cS7D+sQdsnGn3qvMtkFttYHsAwUPP0kRmyE5XQeRF9BfTfBAiwEDOtXuO0crWa",
-	"DrMARbuSyoiNwHK3BK4GqTWj1WPUZWmt9/UmJYpQKv5USGDd3tHxyem697ba17aFLLgRaQaGN/lZVuL3",
-	"MxXyxGp7sOZ8x57/FqjHXAgSGsyc4Ewa1dNgKYRNxeAPMzBHtEQBrVzU9RFGdYS3j4LpaOvxRnrITvda",
-	"TQQbnz7u3YzSIZkPiSRK3IzxSrlYd91ULvYhcSccfVuEyysOr97VbFMWhxex96uI4wqry1pUXGYHCVJX",
-	"SiivNIcEHU/sNaK5QyzaCxx+BfttdIRmgrMxtDLyUtEux9JgH3GBPL4EaSh0A0DdoOyNkNcOyvG4HuFr",
-	"sZvTcEkisUs0dR+NTMeZdaJ5AKfDYmotEejp/zoehzlMDV/3vTa/2iGqNFidC+Iaz0N/bStJWX4AmnQl",
-	"8dZJVxJr0nV+lvZ6Es+61x+Prk/JPD07/6hu56tJVxJvTrrcbtbp9XnDe1Hui9v2XWn4+bK2Umgyx5xS",
-	"qcmaG32BRkSFLvtbRDmaUoyC//30LSq5PdPoi4sh9NE/eFA/1noYfedurItHcY9erCsgtNyJtQZZ/mI+",
-	"rN+Q2tedgr2G+Q0uw+BnHtlH+Zm9ru4NA+399vbta/T61dXbvP4nZyM6zgSJEGFRyilT+xcoonrARNMT",
-	"wwtMzO0h5GbLP5nEWwlOUxv9AHIDYZHe3fITfKobPLUPJvn7DU5TwaeretrkCrbdwgARgdcok49k9Ri/",
-	"FE3zYUweu0OeasZK2Yq6yrrdK93sGavvzTPVpPurTHn982rNh+4BrUFl5yemqRsmpuzm0LHwZf2fU3bz",
-	"q23jOroyp0VFytWlW39x7aoD2DKWq3v/Co2qXXPqtbpzmX21yxVa1xVvZjnE1+f+uXPWI/9Oe6EFm8VO",
-	"aEl/kbBvxLfM275x0nkJFlNDSb60W5yRBuUOFsD2pd2oQwU7GvbysaJhl+p278Ld13arJzxNey2QmrUd",
-	"awjMJn1yqrKuUwNEbjBvPSla13GRBq2HZ4lxrGu+7FZ9+fDlS/F2fqVbG/FjSLAg4jLTItmC5vD6Gboh",
-	"uct2KrhmxH0UyJuBxvTB4eFhgPb0n6DT698jknD7u/6zb3Mxupi/+ihpk3pCc1nYB9RRhnUV6s5EqbT1",
-	"5Qv4MY14jevGjKrQvtRDMgxJ4tHBhEsFb/uuLEbhQoX07vauXlw9evHiqm0k+HbuVqFVI5M/qf2e+VYc",
-	"2XbShdxvoxkV5ACS6Sqqp8kTPtucyleZGBM90+F79p79l/+CLkt+Ge/ZFWERCi5NeuhP1pz2M+wdQSnm",
-	"8PL1s8HvT/9t6jIHiDMb/6rlKa262dwa3qSp4EMi28irUI0wi96zpT7o6DmdmhLASCosnMu6O+bgwhwW",
-	"NNjLTznYB1c3yD8F9i7vkN+zmlPeC0ACe2SlcPnocyGPf3nkMnQG7byicO+kyNuZEuG87fZdGV8Lg/cs",
-	"yaQCVxkt5105YMM1ZXBq79kBgpuqTx6WEUgbmYx6ne4FaGZBGwWvL98++U3/8cvT50/fPg1M2hMImF7s",
-	"1znU45q1MM4Oere3SNj4A6jW8fl9iwjBxftWH31+D7j8vtVG7x33Nv+IoHrC+9b//PIluECSmKwowVPd",
-	"M3ApEcAPMY6RjLOxhHnfMThIU6fce6N0LkdoD7ImTHFMIxOrAWsJ9g/Rzzyi1kIX04Qqk0+xi17Qn2Ho",
-	"51Qqk3PFZbF95DLE2tyyxkctgN4B2useaD3fpX5BvZP9im2hAJSBos38AHE/wbOIJClXhIXzg9/JPIAi",
-	"AhphesdoggRJYzxHM8oiPtuHkd5gZVcOeOEI1Z4J6hhm4Q1RxWq6nY5DFflIttEwExq5Op39PjrunVts",
-	"f0OUmB9cmpy9xXLz8zTh2RIF//fgjRns4FkUOFyzqol8b1iIga3eqQEt6MhWz5C+8lGk6AXi2kZYon9e",
-	"vXppFkVucaggvVsm7BH337OguDYaU21aoCBXZPU/tCYboL0cmXzVKccp9/4U/PfS71ID+Tc4Aon2rhRm",
-	"kSarbov7fQ2dwJLBA+rC68EG8JNEAZmqQYBo1EaW+uJQcCmRIEpD8KLUvVh1H71j9Napr47rOB2u3EvS",
-	"McMqEyToo2DabQfoH2CgOz3e++3F5ZODq98ueyenezdkri/Y52KtXw4/L8z85fCzvkNf3rf2911eIo1O",
-	"VL5nyFRVgqEPIqLJaYRSTSPt+oLZREKopSShIErf3ykROEYyxSE5kCTFArTJfMkS5XkFTB8kuKmGYvYo",
-	"p6G3P81HXT7J/T4K1P/4nDF6+6U97f6PzxNyi+r2q7wtfTE4eok0dbKkSyMXZah7giTCoSYjMYnG1iUu",
-	"hziCROMzqomZMhHW+gAj+5J8gmQbnaCEsjY66pj/76GJ/m3Sfs+6HTQBDNN/HKJfnC6uubNCMcFSIc40",
-	"06UMYTY3abovkCAmDbq5Qoyr3Dh7+J6BshcSG99l/CFaL569bbVb4J4AcoLsP3rEU8Ikz0RIDrkYP7Kd",
-	"5CPdtijcVBIbLl8/M+8M0ogU3cPOYQe0hpQwnNJWv3V02Dk8ApujmoD4VM9R9ZcxqTFRwM3+Fxmi38kc",
-	"XZEciZ5GvZOT7rnj4MBoTSZrOmZeHJ7Meaj+TT76rP8PuKf5rGn7S47K3p9arsqLbDzTytT/JuqfsxtT",
-	"0cdQN9hMr9Mxj6kQvQA2xzSN7SiP3Ma8ov56naBN4Xjc6rcg9A3M9FP4F+yp1W7dQOH/m67+U81b/dar",
-	"318bd+BWvyXpuNVu3Wp4dz/++/Lfv98+EaM/rgaP387/9X9+ezV+PAmnr3FKX8Ri9gzj1+Fv795wLc9a",
-	"YXGtcRN2CpJjRWLMwhAKpX1pt447R8uGySH06FcuhjSKCARCnBhYre7xjCkiGI6Bk7d8CbzV//NDuyWz",
-	"JMFCQ+SdJOLAcC995Jo6AHDbLYXHGsatq7lUJGmBHJ9LUEsRzTLwIkJBVqT4MntGe1iEE4iLzNtbD2yT",
-	"AqaMP3r0S7cESP1vfaiWqtZFk0fAYZcqMl7Dn0HgaNLyuZYEoCbh1+GzsZX/+bk1FJi5ai+tX96i14KE",
-	"VJMFLcDzljGdtnAYKnijTo8jGX08jcjJKcYdNUp65ATqYSwbAe05x2t03NvX8PUCPipVofIkca13V3l9",
-	"3X6re9R7jP6gjKArlZfb7bMsjv3iq63nXKJLNibGq37FjkplTlvnnU7vrKjO2289uawUmrIPq62IJ/8r",
-	"UqkbDmeKH4Y8KXvm9lu/8IQyGpZ8dPutt1wQZaYvvYG3/tE96h0V0duOXJtiGaXaeXrHfio9AyW7OgMO",
-	"v0ZTq9s7ODo+OX18dl5T17wPxev88kjlUnKVskdm+PpaRn/WlHFZqCRUgxnPnz9ZLI3ed/VRytV8zPx2",
-	"5aYmR15NJ+eEdYdjX3UGn/So/dalKT3z6DmXA4cs+jaVn+lKBTLM1Av1KOA0GpNmS0Pg3bKGQhcvl44o",
-	"WWLdXU963zFbc+kTie5G4Y97vSbT2HwJWs59ClVVTN/z9X3fcv4Cs7lVJuTXcJWcj2hQ5tDyuEdOrT/Y",
-	"isY1eafBkAUKmSumsYc9ewnQxH0trHlsxHEVq4Etsgozqp1+Y17hKYa/k7ml8ACun3k034y4r6XpD0is",
-	"l9HnvwwRXqS42yOy90FP74lGbkjozGVwNRfLr6JKZOTLggDT3TKO7+SWndzyg8stG97JOsHj7YS4XIB5",
-	"hLcRIhqw559xZFn6QwornQYCxxPORjE1rhTH3QZT2H285fw5Fqac5F9SKnpiw7NyyaZeMvI16/LbBM4i",
-	"SlhIGincri0IrqxIdVX1tavRqfNpfkSl2veNbfU6vZODTvege/K2e9bvHPc7J/+R86cs0uyJjEJBhqPZ",
-	"zUny+OPJDTlOeng8PS3YwR/PXiPHjx5IYbEHtExjKduUHujmH6/v8ZKrXyGn8F9br/GuR359899Asylf",
-	"moo6abUakykOXJ1SrCYFPpW8A8uS2YZMBXzePqzVtCBqLzJFK/nI1RS1pt+hFjgkCjFDSlNftVS5siD4",
-	"ptpV/ZXc9F7du4B83zRo0w2vlT5su+9e/NiUCO3klWbySnG36yjeConFFZ4Z+BrKOvnF1QwDAqQpz5AU",
-	"hT8v8s8TEoN3LGZzzoh5pyNTiJ0daS3hEBJU+fmSJIKwtrzgzpLCNPBeeHZ2ZkuvEIn2/FI3ksTwMMgZ",
-	"2b8oFcGxpWwWa0bY/DOMq0EOkgDtlWreHKKXHMrcGr/ffu7WEOJU+nVQ+QiZ0Ee5RH5zM3g+ZjWy3Kpy",
-	"GTlr+pgRMS/ojHVWvyNXqlmXK/SxwJxszR1r2HOuO86XInh3ZSK06hbplFl/XTiOG7hc5iVuPrSLNKJG",
-	"JV7w6G9W0mevVAVvv65kT90WitJB/iY2L+7zTQTssi3BM0q4VLjHPc8WBtVI9Dob9Dta6Nf8AbYO+3YC",
-	"9P2zFN2r22hrzzQqJYQpElU40RXBIpx4Zcz8nMu+HA5nixzJ+/5k8eWc0sjZDRR7K5BvrNX/bCb4EVX6",
-	"ojanNB4NQ1AcWr3Of9OyADgsDgW+IeiaD6Up0zIj5OYQvSFpPEdXb1+9RoojnirEM4BfEwndC9c4a7dc",
-	"7EXXiu5DCdZtlpL5dJwO01FveBydTyN52z2deKT+KgUvLImh1NfHjGQwYAfCGGhKza66vU67JQlbvSIT",
-	"hXGkm97QNLXLcWkrWjYJ+oPYKADddvT1Wxgohu6mO6por/5fxzRxBd76mpRbD2V9O53Dub0UENuoeID2",
-	"nIt8brloFzaaCxRlhogQLZcnfKo1CAgUO+CZKowd9sLstxHjM0jvr1BgL1xwiACEhRt4iIWYowAg7eJk",
-	"64wi0O3bvjd/NSnU2tJiJYNa6lVDoE7fds77nU6/0/kPqDmn8bFSnzhUkGR59KkTnXxS896naNYR3fH4",
-	"4+PrDpSkWmMF+bAZUbpHu863Z0SdghF1tsKIGvKh8jEbPuSzoY7PhsIJibLYUPINDm6dlQpu485E9Xc0",
-	"UZmzr2N5yyXuEMdxE4Eb2m0ubz+B4X/IF7TCjaEJdXKuDgnF/8sOV+fi8IJiZ/VeyxDqnSD8nIKhSCA7",
-	"QOu4Z3zn88hwm1mDZwoqTQ4iCsgc5V8WfCk8ZlXKfnDcq2GOwNHMLnAMCVhu5dFxMun22ONecn46mhxP",
-	"RtPuKWyWUUXXwm8hwfjaIvg5pS3Cnw3rLTPxh1AD9C3YaQHfQgsILf1xFNHQo7+SSSSPgm1EpG3buxBq",
-	"N80PSqy1NDYYxXymGaZ7JAQZk0K6UsiOZiLBhvwWceNaaxOfoxEXiVaGVjhEPbJtm8urpaQxC05cJljb",
-	"LUCQhDIIAjS1/6GOb/7aieDeQH0CPORQsDvF1BT6NWTYUEucXKdHt6P0aMjOrhkmZBqOo8cnfo7//p+Q",
-	"wgPqzOo/bB0ARwkXCkr82fo3z2x42MzolOCXzAs9EV6aFjZ4iH4FfY6FczTFghJ5iF7I8fus0+md6pND",
-	"wrzMp2k8X6Eb/EbRnzkc9PX80EZzngmtnualSCG2M6XhTZYe6p3V1ZtY5e32yHbw+YpfWkCFhitZb7ql",
-	"JSZWzgHdSrUZvDRJK4sFfGi3pjzOEvMmMHsgpubVx9kxtgdnbAW9Lpib++2vY+R6Y91ZpVfAPg/Etov4",
-	"SZaq3csLGwLrVN4gv4kmRcCQhDwhEgWmNAgkajCpnXCM9kx6tGAh6VOwf4j+BdHn5jIHbUSTlAsTF09u",
-	"zYHEc1R44BYr3jvpdCs1v+PYphrFjHG1v8w4lld0+pb2sYfmjw/G++q42o6FfXv+tCmTuU83tJ1suJMN",
-	"/06y4aZ3b53FuSh/tTM6/9BG5204seS26m7nl+dPctxZIsWuMIvYJ8smVhH3urm5UcRN8ncNAfmxrNYb",
-	"7dlQa3+bLhCw2OUwOv4YTWazefpxeCyvsRjN2Iicl3fpeGO+wfKejEZ1ly0dP4yab+7ATsv/Jlp+QYBy",
-	"8uh++ivG2LgcxUjLD777ohbGMkY/ZsRPLoj2jjvnKAgtjw2Mhk0VIreaui/Xqe3b3LdUqTcinRsTxTXP",
-	"cxtd7W8c4vODvYxuBPq1orW9LzvJ+u/ozhHmZKyG+K8UjfOMyA3l46L9nYRkb7qdq8ePRtDMCtlUr/B6",
-	"1mPHRyfT697xRxUNj8Le7KMYjluLRQUbuWiUhWIHF0wZiimkqqhZlMnlUQp/eSAxOMfynSz8jWThEp3x",
-	"aKL3+1/JtcMZQRvQ6NxeuoI8txFPTQ2lGEIGtXRdKupRS75fuEV8P5R7IarwFYvnJRCAz3B1b/VRkEUb",
-	"c6KbX3en3NxLnI6llFiBe3LnNDydnCafhsl0dnLz+PQ6vQnZiSooHk3wmCwk2AU6OOFS9c+Oj48eeTM8",
-	"Wj3woxGNCbBK58TvyKX12f73CmP5/1cpGuPgsWOV3zGr3NCXflmrc2gFuaHNFXUwg6JgIYcIq35rLJPH",
-	"7uQSOYZEZ9GRvD6bfDy9Hva6o9NRctKVndNPlTOC/NPmlLq9I1N3mIztpeka3/pla3v8H/5LTBEWkMMi",
-	"SR4mQ40lrTtx4VuIC0nB15ykkLO6v1AMmOKClEQAeOOFuBSJqAJybCMaL5AgKhNMol6na9IumFuAAhPH",
-	"EqA9qAzjIk+sPS0P8NJE3qYUHWUqE2S/nCpekJQLW4wN0u37da+CdvHv/M4Zf5ygXJkrMNUJavI2XBEW",
-	"2UP6HsLFvoL51bCvNbxj6ecO5L1fSRw3pUgPGvy1Eyx2gkUhWHxDkcFJBDaor0gTkmyQLMqRpyWGWzM2",
-	"0NmczO470r0z4/6dzLhXpux8kvOzGjFkuW1gk0xRRW6gO5hvV6dH+hGst3kxTZ87DXJy4ApvNnSH+1KU",
-	"ex00c59rnOfugUh124eJYcqlHdmfNlt1L0q6t6E8mZ3fdk6S3tnj28nJ9QgvWbWZwlvu2fHxwnIVj+PB",
-	"SBDyIMraLiHSN1bY/qrZjJapbq9trj7ILWqcHCpxDYfoasKFghxp0sYJlLL82aqBUreCRGiQO89+hux5",
-	"+xfF6JAokEoo01UkidpT+IawNspMhcI2ZPVgkKTP9Guj2YSGE1M70uXiGwrKxhJq8i1L3HeIAg3RwJX2",
-	"k662nvPoYIgqicydxTEyRejbiByOD1Gwd9w92UcnJ5qsdDrBIbpkqFr3yM7uDsx9rskz4mDtXeJvqkAW",
-	"metcfrsaal2hypvTqXzX9+jAsXVGcf/sbXNALpPmi4voEkLuBPidh/MaD2d3KxEusbQVHG25FpDXcG+a",
-	"ogMVPTZXBd4Us/2YikAc70xJP1DmjrW8B16CyhuGBQgCB/T48aej61QogkdHvVkor8/m01GvV7+Ch9BB",
-	"8gu400C+hQYifPrniLVHFP9KviUOg5dwjTfwlCPb4G0d4hQPaUzVHCouqwkpqSmFiV5xKOxOFTzrGLXB",
-	"K3aeUCkpG2sNgzIodV5b7tbu4MqscA1In7i1UQIKBoRioj3N6uDxCg8lYcqmlE5jELkNOGvdQbzRSr4g",
-	"VJFErg+Ic3CCFxl8+8z06nZyGRQLgeGrVHPIbq21ni0wsdLC+5+NrDvICwJCa43WBoRwJq1+qSLYoavq",
-	"lMdpap6WSYWkwkKZ90LnUOI5nJiDhC2Yox4wQiKNtX+Wx7flxg5NcbFyObJDr3zWh1KYpCOwhtptdAUs",
-	"Au3I5AO6JsPtc3RBEwXKiFxe3PIvQixzS+Ngk2xLKq+r8BV5l97yOP5VEPJj51+qnHyacsqU1p682PUR",
-	"F0X1Fg3IxahwJ5qqEchvvaNpNB6pUW/0sfuxc3o8HI5upzdROWK9PuFDXWC4W0rfhIhjb5VU856EC8Fn",
-	"CCvU7eBkadT5h+Ui73Ij+dZjzu87yvzDQ8jD1cuxE4u/hVhcQ+c8gg/VZfQhob9i+qGrbJhQS8+nROT4",
-	"DYTc23lRdMYTjC8WGkjwxTKmdBCoMCuyEC3C0dr3C/aTMbMIk43oEgUVShKUjfzrFmgN6CDBGRdoEBKD",
-	"6qMBjo18P8GyNGi+TjdrYBXuoF1KusRFvss+KodsLgvRrF7tb2qu3yJ7+hsxngfgMXdlFPf4IrITZX48",
-	"UeauaLYufHeRku5ekP6WkbyLiLBWglqurWaymUsYtNtcI30nf1RPsNJ7zc+CYuaocCaFJmrj0+RIzTqT",
-	"Xu/soxS3yVSeJeezXuXF5tVPTzhj8KLnP9kIDgY/PNarMg7dilcIlfd+9AhPscJCPhrqhRymD1SRSJ/u",
-	"To36FmpUJst+Teae/RWzuOidOE2DJEMSReBpVAyMKPOIzjIVQAPgm4r9tfTgYW76Jtf1HoXZ754ibgKn",
-	"ddKYRtud/PW3lL8yWXLAcaR3uYzl24Lgav2VSsZhdGpL8EL1XeuW6TsjXdjELxHR+iDYh1C3gxLKMiDx",
-	"LEI4jvlMoiM0E5yNEVaKJGld0J4B8h8ewL4pUd9KeiZ/N/cbLKeBOoCThfJgjRySblMqiKxr0y05XE5H",
-	"oKqriWDj08e9m1E6JPMhkUSJm/G6kERPG09dxcy7gG+pb6UZtGR13VHnv1WAFPgd4BIGeET6jxIJXkms",
-	"OQ3BS6+JVlw03lw1/qOYaOcg+eM7SPZOvncHyYRKuS3vyO5jxzYS2Nb5WdrrSTzrXn88uj4l8/Ts/KO6",
-	"nYMAY13iBk28KR/CqpFfzJ1p41uYNqY+Xczpd/Hj9+4LRKMvhmWAJ9riI48JPJIet+gjQWIC0V0Q5OSK",
-	"L0cE3kHBUKI/FJ5BUJgm5uGNRKNMgI+lqeKwVx/ktG+S5DpfqyI6TBCpuCARUhPBs/EEuNrl62eH6I1N",
-	"/wEvwJVYqkWGZndlwdL6Wi4yFJhFjmYvvHc5monDEPJRqfQ4ktHH04icnGLcUaOkR06GR8WBL9a82Msf",
-	"uY57+xX/Qlif8T80q86YAvR8d9WCUhWk2+q3uke9x+gPygi6UvbnniNA4FCpL1O/9ZxLdMnGJAYf0RU7",
-	"0joYjl2c13mn0zsDMI6twewSiHDBTB2jjHjyv2qerKoM8xeeUEbDpexwgY8d9Y68oCiqwPoSEu7+NeAa",
-	"7SxtbVehVMp77vlr9lvd3sHR8cnp47Pzlv9lYF1ECQWrEYsyaYbTG0q4olNwNuVDGhfLNMMbGMkBHw1y",
-	"pNQ0I5PYvPRhhiPc+mBammJLS3ELPX/+BJgiD28G5DacYAbOrYxD1Jj5Xc6TIc+35yLGYg1d5xi78j1R",
-	"H6WiCRl80qP2W5cJETTEj55zOXDIsqkD6zLVaPHu7rjWdrmWpX0eQV/mwrrEe14JSsocAQ3naLXD+47E",
-	"7kjsjsR+exK70wXuiao6stiArH6dNrBFMzpW4WSRwL9LI/PWWTxiokuINPLjnWIyUihj5jZEFyjw6WVQ",
-	"iowiYkxqmIOZx+cPd81Yt441bPtimZVvYhvfMbsds9sxu2/L7H6cl5W/00OJobVruSrYtLzU35+9bGc0",
-	"+mJyfS8PCDapGSXaO+r09pHiCCNIPHQQgy4q6ZiRCL178zwPMsiH/0kiPTgk8aEMzO7wQylawVqt9qiS",
-	"KDAWbMg4G9iXQBNGkLEiw9C+/nzcOUYB42ow0sMG9uUaC0GJ+EkiPmOwJj0JmRKBxnRKmKv/uaiK5Wv+",
-	"VUOjwqSOOr3lkHHv6LDTVrs1ITiyjpjPeZizjbpjtk0f5e3gou5kzy3ekV/4jMUcR3BL8kP2L4qXmHa9",
-	"BJo3XmGS9m/X3eXRfBTPMJ1FlLCQ6Cts//zampd2mDZKuEl0QJiK5whHEYlWvXhe2o67Spg/0iPnrmzk",
-	"Dx6xuZwC+BTRkZkG9NA2XUENC0J1d1pox1jt43YZRV4pSSeMSJwUj2WWU7s1oT0cga8RVQiPMWUQ6Mg4",
-	"IqMRCdV++eUsr7m38GAWRRVy+E0d3ZoQmS+bgn5XEvJ7LQlpWPWuIOTf0FHuMoo8gqc1s7X0vIkY+eiz",
-	"/Wuwxv/hDUn41K/fi0aCJxUS65FORJUk8UjrZDckbUxfzTSLJPYrMyft6M2d6I2A06hSnJ2ktsXXEg3g",
-	"6qX6K4pqC/X6njg6sGwJBeG58wrsHLVas6VnDd7uHbBWPN4Xp3H/hMi8aWSRpi1kFAoyHM1uTpLHH09u",
-	"yHHSw+PpaQHEP569LrIMbC7q7dSyb/U0es/3e2samL5VUL6p+ZVC0N7kvqFKolTwsSBSImOlrr1hP+su",
-	"X329FgtPmUJTvc5/Q3w0QjiO0VDgG4Ku+VCaCqIzQm6WJr/YsFJiq3/WbpkCZ1BuCK7yUMLrJEvJfDpO",
-	"h+moNzyOzqeRvO2eTry8lFep0PqpxGCTtgWK+mcd8LWmKbVFjHodqHy4ekUS4HWkm97QNLXLyV3G5abB",
-	"POZ4dsTiWxALc508QgGH0YBKQLt7IREwci19eBRiFpJ4bbTkg6xtaRQ7rFFTKr8OIuwCSmMsFFs25RHh",
-	"fcrQNpMxSxDzqEWYQnOiIFkXlEGEVywDiXzkBkmxoIOjhFswKu1I6f2TUnfKW6ClEKduhzM4c/hj2Wv+",
-	"kuHjcCCrqLCmgCGO4w0EJKjSsFzdeILj+OtVjV0A349S4aChMqyxZieifRMRLTQ31tEGfRQNBDTd7F5k",
-	"ID1wIZ7l8Wdrg9x+8SLXsJehlCo0JCFPiERBEd0WBW1TxVnLOja1nf9131QIoGoSCTwzlaqdzbhw3jHO",
-	"eGLeRzjPB2Dy/iHCItkGbTlNhTFEuiVJxVMJo8x1ByXwaETDQ/SsCMSzS9YrNsUdTSHqEDPEOIo5G9vw",
-	"Oxt9l5e1cjAP9lHGFI2Rqw5pzO7g8IhMqtMipx/ULrMpVD0gaElQkGsSKm/160XB4iC83KhfzQ+gYP4o",
-	"5jONe0VqylQhyjQ7groKGpwYDfkt4qYMuCRiSkMCtdsQVmhVwkXbtrm0V8K+BSdMExzpFlDk1oTcJEzO",
-	"9N+5By/cbMqZRHjIM4UESTEV8rBhTc9Sls1WTNmNbH0Ah94bm2nTeUXU5N/8N8+sOjBDwMWghjovtAhA",
-	"/MUMoOhXePpl4RxNsaBEHqIXcvw+63R6p5pJImHuYprG8xWSdV36z/mK4tomq+cWcnR6mK7JXyi8mnD3",
-	"nrOz3XJ7HoRYEL2nKY+zxNSBm23COVen8vTvcyWJ5040/4bufvmxeMyqxIX9XOQNhHLLW1YJ5jtivCPG",
-	"3ysxLiVM/gFJ8U6ReQhFZg0ZXaPQWBJ6P0qNGbxp2N5i5QKol+BUiTlRaK8shyPOQpJXMWijwEnuxqBb",
-	"0m2WxfGVWMRWShHcDyWGxpRB1hZzpTY7hXuP/duxyB2L3LHIr2KRO9fQv1Vo4DrmDbbA3O+z8VuF9eNa",
-	"oRXtvDS/mZfmTiZ+AJk4x+/8VrlIuPUS8TovyG15PzaRh60X79osFktlW++ibyPdvrmlyy7Pptfj/iXS",
-	"HX36Svq0E0j+ZgLJKsppxZEpEdLkd95IJsm7rRZM8mY7f4qvIgRmhWyqV3g967Hjo5Ppde/4o4qGR2Fv",
-	"9lEMxwvZY2x44jo/CG8DX3K2+AJThmIKyVZqFmWy0diEKzzEcWujqOQCK3Yi1bcSqfyb6VGHghw0Eq4K",
-	"MnBPElY+QeFPMSE4VpNPSynVpbX09DodNJuYFCgE2bMA80bGGGXjQ/SSI406hKm8+EENGfsN5vtqApYb",
-	"QfhNc9Zu5m5aZX9TvL8rSpEwE5BX688P5bj3KWEaxqngQz+04mouFUksz4kffQ55RJZzmtfZMKYhEi7n",
-	"i0mGA37AkAyHMBJp2nSDFIcABy7omDIco3dvnl8gAsWEA93gcMTjmM9IFDQ661+h9XPKbu6UlMZfxpaS",
-	"03zXhGzL2GOg7w4ZDthDoefGwLqOJF3ZbEnsBirrHEKpFnsFW/g/jm4H5//nZlk8XERWUqoE3z4nbKwm",
-	"rf5RD/Q9vbVWv/X//rw8+A988KlzcD44+PD5uH3U+/JfCwYplYBgD0O9nIm3ubRle6wQtF6YFluO37Hy",
-	"A1bg9N05DU8np8mnYTKdndw8Pr1Ob0J2oopt0sQsoWy0BelgwqXqnx0fH5VyY60e2KTK0oo1eP56pmLr",
-	"Cf/vFQbr/68FSfoKHrcTIP8KAuRGEQrLWp1DK6DM5i45mOlDZSGHyKt+ayyTx+7kEjmGBJbRkbw+m3w8",
-	"vR72uqPTUXLSlZ3TT5Uz4iJyLsbd3tEx8HIytpemawIWVpb78Ly3XLBFDosk2SCK1F37nRD9TYToJKe6",
-	"jknZA2nAp2zLe5Ga7diFwFxiOU0jxB5shZtFiTlmWPKJzkO99g/RJZsj4yKs7xlpGvZVsNDvLvBrx/52",
-	"7K9gf9+UsVXXdvq2c97vdPqdTomx5UF5hQy8Jb5WitGztGDnCvz9ROnllHo1d9Rcyb9s60Nj3rhSTzgv",
-	"n0pVXTAJBHyEhE5JOeWRrRUV2e51qY+gwWu9rJfmyn61zdo5BJTo+iC/Jy6wpaHLkSYRLkimmYtS43wn",
-	"D0TkmlIA/xCW5kaqnOdO0t22pAsARrhUtdi7z3BIyJxSQx9/M8YKS8bu9n3/t2+nW96/btn4yq3U4V57",
-	"o9yLIudhyho3mDdEz+bRAMyiR1y42E6IToV897nXeF1S2b3Au4LBBXp3hQC385hTzuK5q9ro5Q+XKPAo",
-	"QJ7s3oSXmnhY5zkvcwd0tIeVcUmfTQiDxLU2wJTK/bbuxtywEIs7m9Bw4p4ffOnm0DUaKD5wMwUXCC+G",
-	"pqKY4KmBRhE3e4ggQBZKxAO1GxCNPQHiDJUAAiogRorH8cFIENK2tnQoMs8FeoIZjqiWmWBdbdu+1lFf",
-	"Y449AtP6J1mUacYssn3zHXCxJE6v3pepSujv6M+0IUVeIJ13oYn37+i0Y1wPwLh2dVj+0r5NDTmk1jSB",
-	"aDf1FyDlKBatYeq/tcJhtoH2NEYPtWgsCA4nGjBtlNCxoXEm+oKSaL+NTjpHxhY5o5K0TUa+GdBYZYJn",
-	"SHSILl0yBoQjnCogtGC6NJa9lAtNT4eZQhEnhjYn+MY4NVAmlVa9UcYMZ9rLI0hmmEKcjm4GGZhK3M5M",
-	"SCUa4vBmv6knxBuCI8qIlF8vm+vdm7peZi3wt6QJ1DLHEUSNJGna6reGDs8d2I0LRbtVgFzTtEwIPfWX",
-	"9t0cLYqtfRdeFrpXg3muDJa+Kwr2rHxizze52kMjry3fJGOJ/l2CIGA7mcg25coR+TYYM0pUtK3LvKGb",
-	"vHENtqAExvHO/P1DpWNac37wxlreMCxAEDigx48/HV2nQhE8OurNQnl9Np+Oer36FWxAPhzCLs1hsYD6",
-	"O/V52/koNIh9UuQRuPyAGmejiGOPpi23WO1I1Y5U/Tikamfbu3/bXgPytNKql7e9F5NePnrhP+LLg/nf",
-	"91POMosoz6s7Lqe1u8KRP2jhyIe4HD4Kb/OaKB7Hg9H/z961NTWuI+G/osrLCVUhN4YM5Lwsw2VP2GFh",
-	"cQ6zdbYo7MSdWMSWjGTHyVL89y1JdizHNiRsUgM1eaKKSG1dP7Va3V8zgIfVGR9TJ6eF0baE9zH1cfpd",
-	"UjLGpuiFM4ROdEjJyn5Pfeq6Fww2x3O4ZFvxfYpJIK3wKR/HiLI0a4bY+3mmi+SUD0byKGwfTO3xKBi1",
-	"R0+tp2bny2Awmk0ndpaF476Qa6OI7CJpSlfRXlhaKzFHAfUoYzRCVoBaTcsrZdK4L9ce2rbXmg35YXQ8",
-	"ax567aOvM+fwcSS0kk3waOgONtsmzrhfWbPIraW3HHjya37ny/NxfHnys6NhspjrfTHZaE2avwKcK79c",
-	"7dDpM6JThuXnc8HT7v6z/fvPu3DlVaWvn8eUbVyNlhdQqvqFfBUfxtRYLsr/jgI6AcI1rwIeKpJrcVMR",
-	"RSTNNooom8hw1SJTuihWZkX/k2/AiypjRPrGsEUS8As5E1gy7ngHQdR02u2jJ85m3pQfecdRe8mMdP3b",
-	"KSVEtke3IzGqIvPG8duN79CALuGDZtRqWFMrsBhvDERD6v46OZTkaLxhnVWjudv7WzLMhjzzVitmZEWt",
-	"Qe6Gcj1ht9JXWem7w237h1vpEn/1ABPFtnJkCcErE1RJ9Hs3O9ViD77TlWv1PcRDH9gU82QeVh6JrXtu",
-	"/WIQsnOh+tQuVCVYpSm04o809CtV9c2g0ddxLJa2GTArjBntCRVaQFn8tHD5o4+q5/aZcVJDU2B4hMUc",
-	"KEcss1GPwHX3J4RGpPEYTXhd7GhzL/HTwkMn1cQ17yjgiY4O3gBsW4pMm1tHd5aLlX+smTzuPXAQ919u",
-	"omrrUFQ/6DSbNWTDyArdAB03mwWM1qfy9VD0ui+GfzOxqe/lxF7qSKV73GyucfWeAElxN4+zrfVaI5dj",
-	"pVuB+aUz+PsQX+PLi7/Ob/v/Mnq85wX+X6e9Ts/jsx6OsP2HG/UeKTZc+88eadZhfvlf+0dP1GkNDy5H",
-	"V2cXT+L/w7ZLBt5F0/735Roup7Jnt3Fnyq4Xsrk7Dr5fCWTV3k1uLkG8f4ugVuHSMPFkfC6BNkNym1uo",
-	"s2/jMY59+mMc0n1ha8jiyLy5NvqoERvMeOM5MZ0JLM980JRepUkkgP5T8ibrM/ooX1AdK0ADcCkZSwAk",
-	"NIkHqKO+gyWzlixvBY4qbIRsDMg4+wdHAxhRpnxW40r7fEh99ValnG2q5t+4qGD5uEGoDSYKffGdZv3L",
-	"ly4yM62uK8eK6rNu4HzZM2NP1jhaBHNEAGywuwimwOZqzMYUOKKhlgxNetG6rhT9G88OAgdiF1lY1Pze",
-	"qLG502r8VJTeCJ2o3pt1dOXW2kQH4PnBg5yrSre5WtgBzHzMgBeVaWVCE6YjaekOHEbGna/tycgfwHwA",
-	"HAI2GVuV1/2QNGO2v26u7sxiKDkQkkR7+lL78OfDDu7L4d4ILBYsA6jQIwXQWCSBJO0IuMvAfsFRsDpB",
-	"WOaj5UayJZT6v2lKfsndu7Ohbd+GNs0u1LId84ZNTS++Fdua/oH0KSi/hxtpsMtHa3Ap95JssSSKtaGO",
-	"zpX2JP4peTgJConqJ9hZ9FH6JsIqMjZFCLOOboGHbsC7yKQTE1UJjRKlDmxzr4ZMTIaUMRgGZg2ZMHOs",
-	"kMvcT9UDFDFKxrIxfE/+6MsEsSoQ1Ywf0B4W0oq02UV7lSpa0y74qmNx5K0lg28xL1D5RLEPo+pJukrF",
-	"1HPYeR++yQ5t0RrK5Iwn4VqZXZ0/QVof9ARJ1s0apubcGJdzmIgBkotYGpqkYc7+XFrhzmqwSauBRCJr",
-	"GVNteEtxpHgo40DW0RqTOq+pjEmZXXDLhoNb2ocfPbjFw5xvKrKl9TVBZU926/jIb7e5FbUenw4eOzD3",
-	"j46fgtlcrjLNOfvNSJjVIXmxkHc6/c/R6TUkWSDZArVW0OYXaLUVzTiRHuvx2Rjq58oALAbsJAycSvc/",
-	"90Jvk5wAhS39LglpdJsiqibvPP3vBvIpC+Rjz2tE2VI3jMepmJlVRiUyi9h8yVBbT0fkJLb/Vl5qOWog",
-	"oL4LKHIoCjmUv2bVEu0Ex1ZsrslXZuwC4QJ19mOiH7WjeXxxSEzGqZBFSpq8HCM2k4kmMBm7PkbGldG4",
-	"ujI0AQtewbyAviOqcTSAIAIgS7QRKi/oIi9XpklaHoy82GsC+wH2IE44GlDkWWQueop9LN8AU1nfxHlT",
-	"JOQWQrlPkYt5IIcnSQ6oz2BoYyBDKB4diw0dTMY15Ids6Fg8GSvPImqBxLRImsAsP0ZeaKt59v00daNk",
-	"MMY8UDAub1UZuiV9yBbemnmZd8uvCgt3zbycIv/PNxbYsvmLJrOTZACIRWcVp4JmUkX44brZjrluUenT",
-	"TICwXkMLVyr5iMQ85VYj9LulL2qwmK9/gV2hvcUMQHrOWH3VaBzCBZuCWcMJ2FqeBb2uSrRQMOSMDkCl",
-	"0vVVgo4JzHkdVW8Y9SBwIOTIE3g/VE5DEiDtOCkwZohGRK50IMBqyPjR65/+8e365Pbs4eq8f9s7NR6+",
-	"94z++T9rkuFkMJeQdHLTq++lbYtZKl7uX/4XAAD//w==",
+	"7L1pd9s41iD8V/BqZk7Z07ItyUts+cyZcaVSU+nKNnFSPf1UMiJEQhJsEmAAULKSJ//9PbgASJCiJMpb",
+	"Uil96GpHxHpxcTfc5Usr5EnKGWFKtvpfWhOCIyLgzxc8xIpypv+OiAwFTc0/W+8mBAkSUUFChRQWY6L2",
+	"W+0WucFJGpNWvzVRKpX9g4OYhziecKn6p0dHhwcjGhN5gJUadLpXtvX/lHT8P/AwbLVbgnzKqCBRq69E",
+	"RtotGU5IgvX0Iy4SrFr9ViZoq91K8M0LwsZq0ur3Oken7Zaap3paqQRl49bXr+3WW6zIC5pQBf9Z3MJb",
+	"8ikjUkmE45jPSIRSItCMsojP0I6aEDTMwmuikKSfyW5pc71Ox1+anZoyRcZElOd+SxJMmV7S8vljMlKI",
+	"MqTnDDMhCFN2HaVZN5hTkpr9XpKQs0iijCkaI2+DEywRRsIsB+EppjEexgThMaastITuuiUQJeYXI0XE",
+	"8ukVRzNMFRqSERcaiZSYUzZePk9CGU2yBACwMOfXdivFAidEWZRdMvvTTEgu0Mj8b4ZFhFI8pmzcB0gE",
+	"jNyoQQiNAsRHCKNUkCnlmdTtiF4d1eN8yoiYt9othhO9EAyzlVbrI2anDi9/ho2vXOIQh9eLa3QrusU6",
+	"DbA3XOjziCQpV4SF89/JfHHBr+EPHCNaNETXZI52yI0iTFLOdvfRRY5ZgqQEKxKhGVUT2JLECYEemEXF",
+	"D0MezaENZah3hCY8ExJRiRhXiNyQMNNjAHIawIyogNFlypkkaEcqrDIJY+qhdnVfQdIYz/258/aG3qEg",
+	"367ae2tb95EmQ8E+eucvFobAKKKjEYHLCgvGTM6IkOio10OBB5HBNZkPBMkkiYJzNJvQmJRWbWBDJZKK",
+	"xrGmA6OYjieqjY46Z4sjUTbIJAnKxHb4ZNQJD8Pe3jE+JXtHow7ZO4uekL3eqBsdhkfDY3xy5jDDbLdA",
+	"De+U9/QxL8OR4+O2voru3906jFlCad/gMQEy6mNGH3U1Leh2Om0UkRHOYoV6x8sQOIaR/bXZPnplwA4M",
+	"jdDDFRSjW08x3NEDwfgZR5YS63+FnGkM0H/iNI2p4X8HV9IwQQty6EjZFMc0GrhvMksSLOatfusljjW7",
+	"IhH65+XrV612a4rjDG48EYIDdUqIlHhMck5qsAAQyWI6DO4GyHfhTfkV9lIA5L8KMmr1W//loGDnB+ar",
+	"PHim531rt22AUMfPF1cxI3G8521mv/W13XrK2Sim4aYAC71uBbAuFVYE5d/qgBURhWkM3eBqt/qtiMR0",
+	"SrSk8LXtAfM1i+dIbzrKYhIh+0GiEDM0JPr/QhKTqIBoPi/ApP6ylddbkIni8ro7u+aoC1JoqRCVqHL9",
+	"CkIwJJSNUSp4SKT0l7xkkQ+GDg5EsqCdTkqRcHZ85Agqz0RI2ogLhJnmCkzR0OcPq+idIbI5VQ6xEJRI",
+	"FNzsyQnP4mgPJIU+GuEY6N/XdutXLoY0igjbEBEjkvABTqkGX/lwfyEJBxrPGcJIo9ge1yiFQwDM6uOF",
+	"zhdvnusBDMpBX0mYh4lqIng2NmDU60AsS4ZAj+3xlhZnjybhAzvAIHYktrJo+x19yrjCKDMYs9lqYaFY",
+	"oYRLTYqLNWvBGIchz5iqrLO8KlgtCP6DQpD3V/omxpSh3969e7NmcblsnGRS6d1Ap8ti9sosRhCMsdKk",
+	"ahDz8HphasGvtK5iv62jyVTqqwc9qCw62dmrM9373dMomOA5kOCUCD2XIRcGEduAPgsLhJunvKsb0QiG",
+	"yAEI1+Y5U0QwHD9zG9+I6Zm+gxxqHiUnYkoEMl/WUEKG3EimPeIhEBWfzpWnulcYv2fkJiWhFiSlt2pD",
+	"g0Ks4QVQHY/LIqMlXhHaCf7vnkXSvedRsAuAfcXVrzxj0YYwZVwNRq5fAc737Jrxmaajay+LIbxw1Gag",
+	"HIjF2A/AH+y0ESdOOKdSoR2twJCYszEoe5hxNSHCYWsOqed6/wlhitwGXrTcu4DaK66QzNKUC7X2mj9P",
+	"dDPNZkOcpJiOmUTDOXr39K0+YisB5YPpT3AHKZMKxzG2LMGDtL+qe4c3T4mAOZutDOBsUfQd5y+wGJMN",
+	"AW3xfaA4H8SufwHqn7WcqDhH5lsjiq6FS83WsSAImAaJQAtAL+nPBSwXJ35wYRem0dQTM7MagJ8maTQk",
+	"71luFbkFrgqCo/kilpqf1ysHEVZ4iA1FYqZfOIGllHDPDHfvcJIGAt7k0RztYBSRlLAIVH6ZhROEpRFp",
+	"vMVmLF+qufXvOH+J2dwx902xESsraFTv/FsthbovawDKOUowm7vzl+fGAoXAkoO6SIKZykNFf9Z7hW6x",
+	"aidBW2kMkZuQkIhEWhn2rLG5gW8v17PrFmB7HFTsn76FcK9klmw0SNGjMpC1NTYcRLd2hsK93Fa3snNh",
+	"UwQgvmc4UxMu6OeNGYdTn2tFf8duuUCCTPk1ifRZNLif7tR8vX1RZS9J9AmVkrJx/UJecXRhd2jIfW6x",
+	"WbWSV7kwrzntlGr0QZdaoqdKX87SkH30M8GCCPQh63QOw4s3zwe/P/s3/MOjKtVV3jtt8SBn59LQz4EI",
+	"NOM9syqwJiPPmKJqvqnZwfL2JTrJK9C/QMjjmcolgQYHr/UlvWajwRlVZUgQVgqHE8PXMAOJfUr8cZ3p",
+	"YWFdtTYIYzosr/l3ogmY/t0aI62MpZlZE9WmanSYYYm80TzTps8ml5sg7Bph/YwP0glnZGAV2ypua6it",
+	"xWYNXqtxwvME4wgGdbBWZhw0Ejzx2WB5algPTxWJBjyrKM1vSUhTqrcIDZBusH5NGu1waNaU99PkO9eV",
+	"9YqcqlbRmIuVmIVlaqgl80FEAbkrZ/zafkb559XLy9ubnzRiUpl3hmcFWJbdgreshXXA8uAKwq2q1fXg",
+	"nqMp5bkcvMpup3ir/2fLUkhsbZvP9rsnR6VzbX0sWfN8Oa2eui4s8uHkREHwtZFxTH+0E1RnD9rmAgVm",
+	"4wFKcJrqgxhREkcoxWoCKpFDll2wlKFhJikjUiKRxWS/VWzAPGhZNFqwql94Jz0UmEV9xGdMlgAq24Vq",
+	"03ZHb/6aEiFh7ealxK1Jyxyp0LqGooZ+wtgDY4evruEVvNfM0WxCQ6MjW6z/SSLhbphEmrMiqs6doR+g",
+	"EOgh4SGj+szAstjK2uYVuPLQoGnkurO1UHsO9uH6tTszCNKfnQhml39u7XPmWQIgYJplLNYnFRRACcCW",
+	"SdQ+ekWmRCA5ASkiU5JG5qXHitA/SQTqvJ52hEMD6urWF7bKxRgzy7bXbfq13/Zru6VoQgafOavb/MWr",
+	"C6S/I/29svufJMgcnzIsFBGy/NZ0kRBBQ3zwiswG/+biuryJk6O1x/fVf+b/swXXGU6o7aNaZef+Zj4W",
+	"pGt4RUIQKO15PxUEK/IGC5wA7uIoouaR8o2H02BCbi88UrlnZI2cIQxk+DeMvNm9eJMNYxp6iNMU9Ve+",
+	"sN0Gk28xyW1RzoJ9I8TTK35Y/AKQrUCZ51GNd8s8Jc9/gff1HAH6KMBhqAYBGnHrMDKco94J0n+LUOu8",
+	"TwUPr0dcREirwIc9FE6wwCHg1A5G798//2X6pOxK0oIxO90rlR5FMvp0EpHjE4w7apT0yPHwsLz7w267",
+	"lWKlT7vVb/0/6PtnZ+/Jxz87e2d4b3J1nbB0T033Pn/80jv++l9bNadrt/2CylqekuIxoJBthgy8ZBsx",
+	"MtN8EJ6tFy+D1vtBxVLE3LwGxBme7vDNc9Ol6zkhYCHwvAW+HWPKGiHim6JlFQNgbaWxVqDDpX1hXPTW",
+	"wZHh0gu0MsQpHtKYalgsQsb/2hAwZg1P/Y7VPZVGXbudp5U1LNtaSkSxm/niXsCZa5CLHbfbznxhM9Vh",
+	"m+9nvuagNIlZtSEQ22pA8qsW2CSaTbgkCARbiWYE3JWu4NkA/BQ2wHWzbvPish7tQV6UAwZWoKWrUxOs",
+	"jNbpXoxz1b+tVX4jb+6Q/fE+Cnyivo+jSBAp92PKSDfYLW1mrUSyZu0yv0CrwFKcoL1wVZyww1Rh0XZH",
+	"thZHnhVaSIXCCT6MSWLAlwoyBREVe3hilDjzAA8Gz0XEgVXVebqoiSMQfDSyBgJoXCb7peOYkaGkijQR",
+	"B3PlqDrzv/RuqEQzwdnYqCF0gfl3ahy93A/VAQF+SMZZ2TXPGbQW2fJqNmwAVmzAtl9xjO/T6H5kuQwG",
+	"8mU5dDGUWvU3uGUeI8hIoYyFE8zG5nrfQdrbSnbESr1aVkNhTLCQFh/vT9Jrt272xnzPGX9s2/1X9o8/",
+	"TbOPfrs9Ck9+evGaOrb6rTFVk2y4H/LkgOOU7oU8ImPCDvKpv/rd5TVN97j1e9xLOShzZnVfv9ahMtgC",
+	"E1Kvv49oXDEXOjV8Ef8aqLz5XEbrbUaIi16OEBcEoVk/LSzrXpmIFzf5C5+xmOMIvX/7Au04j3HzMKxV",
+	"ZaH2YjolEZJ0zAg0A3a0ubv3gk4JTcyyPq48mjUaQO5ag/MeWhdQ968KGK/4zkl4MjlJPg+T6ez4+snJ",
+	"VXodsmNV0QQ6ZU1A3UIRyLdzKxp7wTyAOIPsIt7WYoUlmBonLE3TV+EcjYiCqzCbEOMO70APJham0E63",
+	"gyQQGZ6pdu6sdIxe0p/vAW/W48oy9eBfEwIWeLcX4+DGBYnKPq9BamSCwLrhU2Dabt87GCxHxo7rQRfg",
+	"QZWswqMNfnbMtNdE11qfnfucaMPrJrX2XzzkGXiICONUvQt+RAwF+et2cI6CrHjsDszM3iSwt5BnsXEs",
+	"GpJ87dWp9xE4Y+LS8AVsiJiaaxNkIjbuzCxL9CFYCLXareLRvd3yVuUdUR02v6sVZ36nGkQjD6pts2QN",
+	"VvuahPSoaCewdlKw7GE0fYpFtOuvUG9Ci8yJEWRiyjTvKgzrWgTn9avMIkpYSOq4gWaYURvedSD8IqYS",
+	"nhac1bZGtQQjVTTAqhYhzRXCdkp45LE9SjdFC0d7+kqV78tR53aGVzvdKsvrK1+Yse0bGENXGA49SNTe",
+	"XzvJUwPKW9E7//lHc68IOHZ1C5sybbsiDa3F7a3cygNYOpfu427HuC5qoJm1rsCrNeY621Dz6Cy6dx6d",
+	"RRC5NgoFGY5m18fJk0/H1+Qo6eHx9GQ1j86izXm03cxaa5275A9irnNE6/uy1zl28GbCGXmVPzYvkFX7",
+	"Yqz1YxsGkGYinGBZp+aBZiXm66+taaZJXD7zyu0Wi3zWPTlqLGXXbNLI21V7oF1Qvp5V+nXNoPUIZr5J",
+	"LyZQixEOfGgH3JPNMRHDIu+CZnUHug7l6lCn6Z7rBQX9q42sM/uEffuPqr4oAKZLDWwex4ORIPXCyc8x",
+	"rr+/nBnWa7wZQClybL94PrWvyqngY0GkllYyVicOFKKNbAx0WJmnpVbgvXjDwRFkEWjkJvdiG+ohK3yg",
+	"e6KPbu27biOBBsb3pZlSvOFtJZsioGhh5pfOtyNvU51xVYhquzXCNF45rmmw2aDrRQs42lViWB6/ucxk",
+	"tfa8PmUkW7mzGabgX624prtGhdtkl8UlWEacNNZFVCrKQuW7HGw0jb59jZDOmtm5APzT+7k1wslao1AO",
+	"uc1hJa9pmtadxtsCKrZNG8GjQOHBtNlEjQxLgH5LjPulN3/jWeYTr+JA2sU7gEcbSniRY6EFqX+V87tX",
+	"QKeOOVSJ4CKhLtk6gDnkVK6BuaNi53g4O4W78ivNWbDyPgqG8t4tWHrITveKpWQ+HafDdNQbHkVn00je",
+	"dE8m85XSse66qXQM210nGkOjB5GLDVf/roRiWNKtlEIDpiKXwj4K9M0MNK0LvMsZmGh6s7A2uI5hhWIC",
+	"QGakIMH3I58sGCnvS0ApjIdaNikhd8zZmIhyQL8LdISIFM7G5tF0QcJZfKCA50r3RlEdBWQea94xa04F",
+	"CbEqEqBUrOn59z7E9AWKB41foj1Tgw/D3nGnU/sGLXiybshL8OWtyOu3FDZqGOQ4KTh/c8DgMCTA2LSu",
+	"oheNFTXvuu0caNbR2WnNNJLL3sAPOyufwJdBb41EYazl54jxmTWxDu8oTCgtZ63FASteXLrmWg3lqySG",
+	"vvXSLdxJrQmMRsZv1IdhGyX0ZgPfCKA5+VxNAPt1Gc0rRqlhBUZ4yylTH2FW43zcRhgFoQoHgbdJG8tu",
+	"TUneZtEOmRIxz5tW7GAVxviP7lH3+Pj4uNPtHa5kgzsfPvzjz+7e2ccPH6IvJ+3u0df/1EtawRn/c41d",
+	"aXc561z2mHHpwvqtsFAVD53ymydasBKboXlWCstzLdQpxE9xHNed1JTTkKAQx3GdacbY15uROdDpMrEk",
+	"fdUvmQulZDbiSzbQ4yxFrKTtwXFsbAIlbrCoPXmnvHDItWfUwHqM49jQc8qoout1Zw1ZJBUWd3kE8GMs",
+	"BjSqTw5WuMeVAjd4sY4qEzhbCbKUbSweNvVEimPv6ZsvOWFy/ydcpxQVj0g58lYON99Xnfynl/qMRSR6",
+	"NnXRUc1FwH+R4YTzaxTA6WjWHgV9dGGQBv5ZI9OZYx5s6JHv5Ox1B1Ps5RfdwzqgSIWTdAWWg0tXnlHg",
+	"1ni+xC9q6l4KfVJYgKyG3lUO2oNZ7qVQbKu93IhZA5FFyoYV1qS7fIj+ndtS1S1V3VLVTanqOquKhn3f",
+	"3Lr7tqrAmJ3u1Y08PEom3R570kvOTkaTo8lo2j3BK0MEoO+mR6z3u86sots8iFUFRMPvyqji4fIqUdnd",
+	"PscShpmc+3JwG/KsxkSVDZOUDdzLTstEhsPPjA+MAcI3cOoDKjvI+4dmA4xrDk2QMZXKvFx0O7+8eLoL",
+	"mjBgpNaSXSQzOMTAk5ZT+GoZhpbwB6OYzxbn+o3PtKighxcQIotMCtF1Bs6Gbz8umPFenFlKc9RtBLy4",
+	"PTdYvSuJFLlRRejlfnWis5NbMh2zM8d4wjiLiNzg1tjupmP5Ah0tXp+YsuuBtBRmEWHMF6RbleGe4Hnu",
+	"6LfOhr32+ciZw6SXoqHGBNPt9I5WGmGOa8iDoFMczgcpj2k4H9R7IZo2yLRB79++uJddNWWQBqIekwyX",
+	"833XGr2FmyzmiEZtuLrGoZlERZzvPrpgiz9DQC70NahsQpSlFlvmfoYrM/w5mhBBwDcO0N05yrMI3qeN",
+	"yzxJUmVStwZTHmc2FDaI+awa2tggaq/dUkQkcoBZNNCSIygtsv7g3umWMHHR8t6OL5NkoAnj5nfvvSRP",
+	"sSRrcdMAq+mof5jWtXJN/jhWLLpM1hbvWLtMwD1SU3tpVhxLmYjk28oRea1XntvhRZoKPr2zzmoG28d2",
+	"NKu6evzCfXlkLbZmk9+9MluB5YPqtMvgs0q1rZ71rVwvSxxXLhHwLuIZnksUmDQuJUdl89N62PhXdSUI",
+	"1nqZe9Kmr//9JCuu+DhH/L7/eDeoOJ+XODstNpm7hdvQlODcpLSAvwvn/NLl8gMjcwAtzJw/9IM468Zc",
+	"Kc/+QmBVmpDcD4GIigEXaYT3Ee34uVov3jyH9Jo2sk5zwHACkSsW9XeBIenPkcAztuAPXzDg+TchQFU4",
+	"PgANuh+i4x3BI9CdWrA0ID0+Fj089anO5oC2Eaya0qF1pg7QIH0KE6bs3m0eKRt0ulc4uUoPb0bp4ZCd",
+	"XjFMyDQcR0+OVz6hhbcwalXVp/qwYX3Ac6fs52K1DR7pg7Yk29X8O3hM9sZAT2zDNrJlU2JDE0vupHqI",
+	"VtkYqP+tJTgYRKM09B7Y3itp53ojjiV9D2PIsQaJ78yYY1Z1KyeZMuZ73jJ9RGge/yUVZhEWUVnh2gly",
+	"IT1o6xudD6z/WRHT9U++nK7/vSidB2XlywHjHAVOqNf9lgnw+psnwQfIxbXuAqOD3OWBkeUDLVQYlRJh",
+	"hsiNiUqO575lKSeNNolyIVc4P92AsoEgU0pmwYPZldZEQD+czWfNxL5Fp2qGcGBwTgSWUDT37PkOjT9N",
+	"jD3liXsayY7d7H4+suVGoTVAL6nhCWXOt+Qx7UWLQtESO8/zhvdL81ctgC6zC6GdMZ0SxDgySSHBdrNb",
+	"Y5FZA7zHscestr9UyK/BEN1FlpIugrN0xiJLgHNKtOkFWmbBKVCne4/mnKW8qYH6V5XBHImlDBkK2861",
+	"OZva2OjKuPREYXuZVwjTTwsbRq/V3NXodKCqrRI0i6XfIWlHjssmB4cWnaxACazI1gtz20A7UB7JFSex",
+	"u5xhEcnd2+T32LKfLfv5e7CfLVn/RmTdLaMG55UNOnT5HbydV2l92QJprB+MKzqyObBb7VaYScUTIgYh",
+	"hqJ/NiBmXm03EjiLBjgmQrXarQkdT4gYkCjLGyRYXBNl7HYpj2PKxoMpdz9AEo+BzW46wIzxjIVQ/gK8",
+	"QMNMUDXPh1czPhjhUHExwJmamNpQFTVtkZ/8kZ9CxYbkyreYY+qbZye0k6UamXrtTqeDnAM5wijCc/37",
+	"u72XfEhjAol3A73hoBzMObNwWLKm5VnnLvLkUn4eMZM/TuQZ6VwZsgkJr8um0uUp8OrmXyYgBJCtLPf3",
+	"ytdh582kUw6tI0LQ91mky8G+IwlBQSnvWrB7jgKT47iPJE+I389mBLP9TH62oOQo7EpdFDO7RG71Gy18",
+	"0hYsFxPOyJ51exIk5CJypSJX5Wpt5lxgXbnvO7SUJDYLdgWF9c/IpeLzBzcdKiESTZ5QwWyzJEnZr1Bv",
+	"8tahnhulsmi3Yrx0IS/wXdaREIWbmL1funbVFPAVHicy4r1o1KZ33xEkjSmJ0OW71292qyhhVzjkPCYY",
+	"jF21id2XTcsX07br2YeEaIGHZaAFVrK45wutn7+afn+jvAR1NuPSgO0cPT1s8w/cO6M6WPjHsf6J2Oyz",
+	"kWXegsSMTpk1jpV/5pmqMT3lF/S+b+Cj3rJHuUr3jFsrznytw6Vp1ncxO/f7/KDCQad7NfrciY4/q3nv",
+	"czTriO54/OnJVYfJ1c8Pq8N16p8fzF7WmutdrNFDWOsLB+/vyFhvFvVa393n7G7Pv1XyAE+/DqCptZ3s",
+	"XL67ePuujd6/0rS+jf797HL3cV9rqwTvO/YSqUD0IR9rPTx4nal7RATNEBYxAbi+wQD934sXLwAl3v98",
+	"+fTt85+ftdHTi1dPn71oo2evfmmj//P++bstljTCEs30HxxN7pwUbYIVkiQmGh9EniAtx5Gd0gsvqEAZ",
+	"o58y4hfK3V0hZtxVD7hHuX9hqNsK7t+ddFEaawW23Hua6Vw4v4UVeosia3W59crVL+YL2tFy764p6LdH",
+	"mPkNDnK3Tu2y2RwfVLWqQ8K8EFO967eaCIKjkl10SNRM64eaCpXiwLBNA+vt4a7Rfo00knwLhoVtAiW/",
+	"dymRxKo4ro9rIGmSY0Z3lRPy8fatmupEhfxDNQ7lMSWA2t1+/9LAAlAfViBYDqWVpoTFo//hLlPFqtP0",
+	"bjXQy/O2Wjln03tXztlUK+dXsx47OjyeXvWOPqloeBj2Zp/EcLxaOWfT2yjn+YYaaOgFbXggNb3gF9+b",
+	"rl7g3m2kqUuQuCXUjzeXTu46jlwA1fG+QhyHLDSVYqx3vaxFsqlNrl9NOqSFNK3NLtnKnLYrAsEpq9zA",
+	"27gme5PbZFG3kNPq5cPfsgSzPS3QgDR261eAjSWw1+JywoV6yo1/QpPcu+tS7poaOIWp2xq/1+fffVrk",
+	"GK4c7IzvxUQTK2Tz+aKQRzXZaBfz0L6/bLVbTy9qn9OWVEIyBX4C3TyAOj8S7fz27t0bZFzENS4NBQ6v",
+	"iZK7/Q/sA9tDgatmfSU5C9CfR53OR/PY6MroM67QjMTxnhYlSIT+efn61T50rVSTht7dj33EOApKxakD",
+	"W/B6vzRjtds1mQOlyCSUA74mbBcmH2mpvo3ITarPyavmbYaLSMJLYx1+7COM9M9myEBeD6BRsGtKIo9M",
+	"BigcAvkB2wAjROtzKKZTonuZodMYK73rQczDaxLlo2vwpILr09cQMl+91TjPFCgFX7emiU01Cl5/vWOv",
+	"1rB9DXLPnjDmRKlU5jWlS6twtWwjaqo3YCH0DviUCKRP/tKMwLgaABih81HeWfJMhASgLnimyC6KODFH",
+	"Tm6oVOA2PCQxZ2NT4MVWpbabt2hA1IRHAz2Hde+CWY7dLHpgM5xEw0wZhDLhqVQi09uMVLh+/XnUOauu",
+	"0uIiEEQJfnNwdDCntFAzftmQCtVE6ceagxQFX5StqcU4sjkBgzzlVdBGJDLJbTV22EC03EujbViYGS9/",
+	"WAZ3gLLGFsPbuNsxZf6B7torUKm2TdkgkyTfNs7PNQ/jlTghKKhU+TaFaqFSHGVoFNPxxJ6J7W/SEmIx",
+	"hrG7h5WrDV8gkTpDXfSS/mw6LxRBRn8e9Xpe3zb6lBEx18iRYjWpqaQMVZBFFpPzUulkiQgOJ17x5HKC",
+	"7NxFqxZIpiR5aTGLAFle9xw2bR0LekemXIqZqLAb+2PnyeXq35Bt16rtIh+CNyneXej19pqWqp3nYzFX",
+	"Yx2N6RSqt0Q+UtXVU7cEzM9AUyIC+TbNiHb4vJx3ORfNaJEmLZS6Lw1qEk5Uqum7wcvF9HOf1twbCsbP",
+	"s68PMi360BGtTKEb7OkG1WksMPJxi4blGaBU1UBzY4CMx4zzeaAJMGxw9LHlcfJaA6gSTWgPsYC2VyWn",
+	"hFhwN0nkVlwzdB8pfE1YG2XsmvEZA0K845ci3xcEA8sOUr0PygacxfNgV8P0tNPJMyCaOt7gb6sb7oEM",
+	"QNnY4r5TxF3sY2mlDr9oERvpTh8CIAcZk1lq0hKUOtrvzu4upkSW2FWMQ0svPJcm6tjwTi76as2ei3lR",
+	"8rwUgLPr+E8lkau/Ekf44faTmxAmgA/4hiZZgmKQUi0wiujWjAlNqkqHh0s5o9+/fVFbNskSYKws/7eg",
+	"AXbGOUowmzs4FPz+4s1zLRicI3C4ekuUmO9djBQRgZOZTPxATpCPQU7LGHFecyNM40yQcwvVTBIjmozH",
+	"jhj6B0CjQjCgWgnXW4KVHoMsBk7LKXHJv8zNzc9a6/zAvCmTCsexDYfSm7E6vb6BDgkgM5gdCfJbAEJp",
+	"Xk/HmSDRbrEU4+ymF+FYlfVFdEswrBWSrYopKeC4U3jkpYIPSV3lCrg2yzXYuiS0F3lLl11jH/2qRewF",
+	"FtnWQgZONa1cy91aNRrE0iqgFf3K++joMiygbE9xbgW5+HyHqqEvcTihjBRLgPmMGrOjlYyKLSdnM5vW",
+	"E7VmQAeJOj0LFJy3RKac1XndPmNTEnPjd2tyuTLO9no3N1qIhD5L6gWvUxxtld/Kgqvujt46pw2KEM6s",
+	"XRqMtn0UkOm9Z2/XQ3a6V9PO5+soPD37HH56Eh51rnE0JFOGV9rVdNdN7Wq/Ghr0FjhTnZl67oniJl2W",
+	"r/E6xTABj97CjunR4oElKuCexqKYMqgVZtnRiMbKVgnIZboBVl4nq0SWqhP4tB5mA447WO7M+hvBsZos",
+	"89g1X42aamnSItatiw7n115WBkcDbfpyH2T8er2tfUV8+D9n17WOz8+i3vFx9wwZh3CjRr/99Sk67Rw+",
+	"qfOLiMd1WxlzQdUk8df7LPrlst6kEYppTUbBTExJuT8srHaE67oQvN+JCaADbeGaRs4UAcSTXxMmNT+S",
+	"dMxkXUDd4iR1ruJ6kuq7yOvf39SuMqsjXO9lqa+k9e7iN0vrbl6TeRvowslRJmLg9zxTKNWsbjG86LB0",
+	"0/+82PsPvPe5s3c22Pv45eiwQQpGDQVzZHpRBvRtQAOzwSW4VoPw/7x8/Qr9iwyRhuElybNuX5O5c9vQ",
+	"Yl9hE6q5TLptY3O7Rvk1FQeqm9XD1+3oBWXXv1pyfaeHyZiy631H+OFFEjQPwkhkgqa0Vuu+P+qj5MIW",
+	"v/PXyBIkH/AZsh4uy98fyyd8GxO+ntHZ7nNRsenR2SIBftScmRHH8etRq/9noxoDevqP7Y0qN4DZCstc",
+	"SdunZveLZLE2XA1CJ+mYagH8dmFqdRZ+k+qsKFvvgWTdWb9cJqa/83RNW5hQQJVeMIfo01+sPw9eN/Sx",
+	"a/tURL4VuXlvU8DHf6ka3OZxfH0fDxtv85DVzGXdXreVR1Mm0n0UxOz6viV4PWSne9Wb3iRX0040GnZu",
+	"JpNJhMe9k89nT1ZK8Lrrpse3FL8v/IhlgnYuX15qEffly8vdffTOkUwTWxpYW8TAmahwmhIsNB1QEzJH",
+	"QxLyhCCNb/ddUqhBMaHlty4vClcyHOWvH21ERwiz+cNfovUFjxw5RRdevBHYuCZYLquDdF6tLU6lPhO9",
+	"P3s2uc2mqItIFdpx4/WOj1HImabtUB8UpVioBbn58KzTbfLiG1Yc5Rrc+aqvRKMgQHeSD1Zfsnb6N4LI",
+	"vNB73rTpZGuBZ1JGNYfcL3n7r1paCjlkmmrW95lrnle+XL/jQru/l+2WKUpzyaVskTDSS4M130NU1x25",
+	"FBREJHS6Bta8uNC+efFeYF6u1lVfp1OzgTwo2xVj02ToHot1YpQ/0RZ32Zbt3KTEVoMNM9WclEwwi0he",
+	"Md4SzvtbS6OU0674V5FxuoEXjO203AMmz0FcEJklRT1zZlqh5iUvmpzaeCiVa1trokXr6H4t4y55lOEa",
+	"7v3Dek6318dFOB7guNCdjBVO9Mh5WtAvSSH+HSnxvUczWji29RewVywA8wFtFguSQE2Yhf1UETOXVYtz",
+	"Zw55IMxfH5crFc88qaNGsnVkovDRstQCIjmW8BW3krFMtDKUhbK3cgnLTTUX+WYpK5D8vwcGK2QfBb68",
+	"F2jOW3MV2kb5sW1qlSG/o2kbbLWgrRa01YK2WtBWC9pqQVst6DvRgqzC4ykyuV5UotkrRK1f4Srdi7Rt",
+	"JYV6Ubu4slsZe7mMbeuzPbiAve7ZwK6nj4JEju/7vUAP2eleqehQXp1OPp1cDXvd0ckoOe7Kzsnnle8F",
+	"uust3wvWBdHZZg8SP+e/bX43oXN2UbeMmmNRXSL6UhBrgHacW/o/8jTvFVdok/XdK47PipbBSPAkOEdj",
+	"OtUdKmMrPiYwp/E41iPokaCPlpePer19FGgKaT546gp8dwDbR/+ynijYupi3fcfin6TBAM+luvAVBzVw",
+	"h3FG+nq+Re/43bVqUzUnQkxMFAu0Mj5BhYIT8oRI86DVNBtpoXEV0YVr9K6mOk17mfqCdmzgivUGM7BZ",
+	"8IHeXSjDuujy2W7d7IGX2579vTrKpvpJTcCoVw54wzjL28mLS4WoSys9le0aDsgnHRThuUR4QnC0e15q",
+	"RKUfJFQUWmK35l6SKEXZuLFg45rndXfvnKTCjvzWStf3IqI4Ud0IKRWB3FaUMi22kspqScXB6eFllUvC",
+	"1L0cvtYaVhiCl6oJWzRYjgYapo+BAgUx2iRTEhF7RW5rM8TigZrE8MZPptb0+5akMQ6JiQt8//aFi5cE",
+	"9Xk4RxgpiFiObDAWuEPuBAfxwZeQR+RrUJuxdQXJW+a27URUiCzdR68tFvdLtH/vQ9bpHBIUmPrN3g/S",
+	"1eHzf1HePwsbMfpPZyQOzutHdwWmg330vGLXgJxTQU5qS17DbiS/vrTMq/RJk8W7eGnwKlZ7Fa1X0J4c",
+	"hu9qkfny5WXb+gQVvusORYxBNpfOdLuEC2JjT73M3ksM/DKBHJ2JXLKuQlKox+FSMtXjztri0a3fyXxv",
+	"iuOMoBRTIZFUXPiRVAax9tGFlSCOO8ZnmY8QZL8/Kgttr1PCLt48R4f7HRfv52KYjbPzTzYS7Tx3+SfC",
+	"pBWXiKrdcwSLMedv1gxz4Xx6f76STvilFYoESGrrqGdFVB80x52a2/Laq1hR/0gQkzGOEWGKqjnizIZC",
+	"D8kEx6V4URtHRuQ+egYxOSY+ikrEsji24lQq+JRGtZKBSZG2jrz7672wXb62m77x+r29996wQVqH55ev",
+	"0WH35CTP62Ciek2uB/tPLVR+yrBwR+M7rTawgi1JIfcrFy5AQ28JMwoVVhiC9oibCzgjQ0kV+UmiiCdY",
+	"U1duY0IxMoG1Jme/7UVlbk3cOFMyjTQ2jGhdhpM/4CpZeBQN0Y6apzSElNiYoWfPX+3eptB0MeDAMdpm",
+	"lnH/4J/ngxij4McmE7MokxZFbjGj691ornJYVC06SB5DZopUUKI41CpE7y+R6el0651n+92To13jpmzJ",
+	"vaxigyI3akGFbLBIQcZQfoSPBnn8aB3Xh1aa2RtcXCiSkxONprq4D1czfFkbX774XDkvKnMty4UIJI9Z",
+	"n3avkFfOFbBJe6KJ162y4EjFw+sBuTHpJG+HVZd6jGduiEaoZaaV82TIGxMaCMKn4TURyHSsPoA2IW23",
+	"v63N76ilgEtjp+x3R5x8NLyH8vNVad3yJt9/x7GZIg+/R0kXiZtHdapEYcn9W0TtBUyr4ECuSTjgfVwj",
+	"I1wUbHohhFp/qIPuT3KBMy64EFQ8tjbix0W+pXMUkRHOYiWdClpZh218C+YcU0a6yxKw6o99P5WnVIIQ",
+	"dSvSoMfq1UjdJOQssjPhFAsF2Qk0M8ioul0uLkjfUVsU5ykIewK5FrdL9VVLXF9pspoLJ04YsfeFRItH",
+	"6NHfW2cdS7lUOIYsIDX0AT4CAt2GtpmruLTmn0CmwS3WvZCCztEPg4wOV7yDzHOZ+RvOl9jwct/qNWOz",
+	"+//N7/uD3e8HvM/3fH+/4X29z/t5n/dx8f6tvC9Lq129IUJavczaQCXUQMzTiWk5ElKagHiMhzwzfnjD",
+	"TOaZBFbzyCb5xv2ykHraFJa1/zD1qaB2Ldu9PY1el5x8Z4QTGs/vMEPVR7tyaJV0nKA+ISMW3kZFUlTF",
+	"txV6oeuiA9c/+RDBsI3ctqDlADL51QTku6GMDS+Av+FRN4Aewd351dpqU5U8xgZg5XV/bHYFb1cE4D5u",
+	"6X3eyoeoDbDuWt7/NVx77TZ61fTu0Ya35yEuwIYMomJqqnUXWiIx+bYzz2Lm7OSE1lffrDU7LRYst18a",
+	"GmbyoqVjQcMsVhnUJsWZ4gm3BaeHmF2b94eQM6lE5uKJ9D+zxCTl8eqTQsZowRkNJUxAxBgUYzamjBDr",
+	"tjDSqJjwKWXjgRtnMOY8kkBVGGYhxYbCMEXCCVwhHkGJ3CGZEmHi/sd8SgSz1U0nkLbHlledcJlS5URn",
+	"ymQmMAv1lysyI7GRtckYm7vIshEOVWYXl5CIQvJgyIMlBqngI6pn4DSGFYyxXiZnNnmR/k6kBNLkSq/q",
+	"BgLPBglWRFAcw78JjgcEHg3gXzEdO91eGaqgt8p4zAFiSkOSJ0nGrEkPgq4EZjLlQjlwK4GnJF6LMXet",
+	"pWI+DF0kxy2eDi7i2K+64vyYznV3U6aljfDGxVlu/7hQuLfc/onBH+MxHhoqOX8+funVO/V9o/eGzbnc",
+	"gz04NHlguO2zQvnRYPOngpqHgA0Z5/dso398m3wDG/wtLe8PZ1dfakffzHr+4LbxDcWit0s09Aurmm8q",
+	"lowEDTUrxhI4MtY3CMfwN8k0IwC9Q1E2wAmxbTOJTSl9zHCE13LG8pGvOOJ4jpTAEYmqZ+0QzTBCtznA",
+	"HE0dTafSthJyo3eTwH+l/u/wUP8HdKehJKYOvL6UIbS8SuG/8OFa3IBdkIFJUEb4E4gqIImwOTRh8F8O",
+	"wxsZud2SZHKt/2+sf5TSvhfo/87gl8/wk4LFqBn8Y1rKA1cPvXdOhF8mgtfLwGUN6dx6KRvpvA0Zre0t",
+	"0kNQJ8MPCvE9L15E9B7CEc+D3bne7TjR60/1X1oCBQNUxiSJc4is3VitWA+0as/KPWqJjF8urjTgaVVS",
+	"jePQnFkhWqZYKEaEnNAUZBw6xYoMQi5Snj8B2eL+5R8lj8mgeDCu3debktv8QoJGyYXxRDGJblMIyASC",
+	"biQ1ERmT30qPf0Zu1CCEwRYneZ3iTxlB5nOeMll3QTs8jojYhVnPUYolpHPEEgXYZE9Gr7I4l00grBUW",
+	"uJAPt4mVSJAp5ZnccJ2uG9rRIKhd65CMuCCVxVrP+NuttmJx8cG7uJE6W8rKcjUX9ZnhXbpvFpk8ULlv",
+	"QeG8xiKkZa86W7/N8L2BPPPUddEStMtH72Kam+eoyyQp8tm7BHXNQ5vDlG2eJa1JxK6F8QxLLz7iPkJ2",
+	"t/WC7rNeULk6UP7Q5sUN5qhdRtO1yU+86S9s0YR33CH9nby2fcvbvivIMFB84NYHSUhLRSBmuQOnLd1Q",
+	"lFN4TDfu9TD5zp2714L+AT2+GwJveRrT9XjzNyfsW9L6mKXYlpLWNcj/1EPJijzr6ox4hT5MrTaPFp5D",
+	"WQFmZLV4DpJexPX9o6EtfeMqidsqRD6pXP1866Wlbxb87lZcxCIWcfAN8lXZ3hoV605gcTlrQAs2prpI",
+	"4BWPqH0U/CNolwvkgTNFNgSzMRF5NRvGUZqxUGWFqpSHPv+je9Q9Pj4+7nR7h4vPst7F/vDhH392984+",
+	"fvgQfTlpd4/qr3L5oq6M6PY310dByu47qjtlg073qtN9krLT4+l1esXOzhJ5fHxIhsmnyhU/K+31FjTM",
+	"2/i6uG6v6YPEdlcDQr+b+O4lxK+2lgJgermglkAYHe+doIiOqfLKTC1D6E5nJULvLGD0f+q/jtsnX3fX",
+	"HfEbq1rcQ7l8p6UgnN8FjGRKQjqiYVl4CNDOSPDEaI+uShYYEEzQOhQGEwSD509gfkImUmwniLGiKouI",
+	"DWsPYs7G5oe+tQxgoTHQG9gjymaCq0w3cLUydwJoEdh4eVt6LNgt4tdNw3ZlYXk9QeyVGUsFGdEbtHN6",
+	"eNhGp0dHbXR6fNxGpycnbXT65EkbnZ6enkONLirzmlyakeyiYTYvj+XoHlTEZXM1oWyMSAwwNpvijOyj",
+	"wNLOoOR0Fby/DNpQ9CpVABQHwzaaTYggJWAVGr1NN+DIMZWmFhnKWEyk9OaSeF6jyOfQqQsbEoTsGaTX",
+	"zbxaqP4JwQFZKMLHAh56t6U7ctQ9rgh1FVIffTlclqk8f3NbHdNumn01pmKNZnUOEOaLM4gYTFVcH2gJ",
+	"yv42TTI1hiIS0gQqTI0FIfJ8AatLOz58sv/kydGZr6nwzFSusSXNWv2zjpdraO+sIJUsJ6X56DWbcZ/u",
+	"dTfuzpY2s9ft9faPumdHK7fTPS3tB/65sKE7icT37pqymQTsaHAuCa/iN6XGSz1H8kPJqfK+X/IQ/Flw",
+	"qCmDK+eW1+4cZgoJMiqqaEKGiRXlEksFODRK6OvmiGir3Sq61tuXK6rA0j1VylLuQLFd2AmsfoIFiUyN",
+	"XUvpN1iY5mwJX7e+9+BpcA+s0rgs5Ixy3yuoSaPAGVo0L6hVLNYZYCpKc1MN4H5vUR0ev3Ulserem+2n",
+	"tsG6mWatkK1wQqC+8uIuITpW/1XdvXHaWxUN7NACCgpCti+TxzRbkce0Yt7B4STPFIkjnCoi9E3S0Omj",
+	"wJYy3MmrWjKOQs6YyT+420bB0NRi1SKHnTUAl67Ll2/eoCFl0W5tpUAtoGrNYRGCAb+2EpBr07hkmKav",
+	"tkZjzdEEYB+DBA+mrF7e2LAIyPgTE2xqTuI0jSmJzlEA2VQWlhRLDuHgxYzmcsPzSD7QTgQOVQgjwU0V",
+	"5ywdCxyR0q22C9Oaqp5rve0sh15px+0CZ+qk/Y2qtUFNTGZKVgIS3LJeW9vh98faexRyUZ9M9wJeWJBw",
+	"Lc5RxGcs5hiymLqStcFB3kAefMn/HtDo68GIWqJevVZxvJ6axHHjB458Vj8p6e0TkWbLPFl+yVwdU4Yk",
+	"hFfI9dkY11PO/AwM6Wxmrsk7OStNndUl30rbAN1PPbj6ySAf/inXEpa6Y2qf/IT2QzcevAyUMayE6Y/2",
+	"ErBkq9+5+b8Gog9o8F8Fo+VW/rpTvxs5+LZ3s8kVWwm9dfa/8nUA5h/etwlQD9npXj158vnwKhWK4NFh",
+	"bxbKq9P5dNTrrUzsqLtuagTM977OBJg3fBADYMHnvivzX5WK12Qm5iGRUoPFpHkBPCko5pIsN2neDTzk",
+	"lxOIdmsxY17NIVVK45fdNdq29j+W4AkLZsrc3lRrnjRmOGPfLhv0o6aWy4p5eoXl8j9Xm67rDZurTLHo",
+	"WK9/ndH19LTXqVynkwWTkl5f7fzv+DW5s7c84EpR8bTmClniNbAU02wWDH+t/pm+Gwu+0DQCX3uDADBs",
+	"leI6a8shZIrMCXD3eJEC12l2sPPlpbltSdO9mE7Bf0AvwHlIkWRIIqNaFpd1cdfQqSZ8k44ZidA///UO",
+	"7UB54d1z42g+1/KusT4d7M9IHO9BYeeDq9m13L+SnFXfg486Zydri5TDIj7WAiCOfxWELH9c/MN3f68Y",
+	"Ns1F+gnSniLNJOoK2HuDLajofLboFJtJIv26fTWlgOu23ITBVndrizeyMM4i0rxmxcIwZoAKtV+k9S5T",
+	"qYRrW57Pfyfp9Oq8+Yuhj2vYiGf6G9ziPR+8L8P5IOUxDeeD2sKmb0wbZNrcsrRpU5WjCmMvTzoRiTTe",
+	"zpwZSiXrF/xOtzTue3nLWy87k2SgUXxzNHkvyVOtvJfR42hNAWcQ+KrH6ulUxXrKhHMRzTwMrz3oFSBt",
+	"QjLWyZkFuXAGvj4K1OjeZU09ZKd71TucRuORGvVGn7qfOidHw+HoZnodrZQ1dddNZc1lRKBO6jQUcb4M",
+	"HtY53EYUFfGJZDDGyySp6vTrJN5q+wcRfBe4yXcl/1ZXdy8Sz+JpgoSwyCUrcuw+CtytDCBOe6hFilTN",
+	"H5OFJpTlTKc2T9xfjzEmlC2f5y/EJX8cLrfiRCrXeJHbfTdMbpnKfFnoyYuUoETNQxtb7mWttWZRWPtA",
+	"kCklM4iM1otYQ/YdtGsovpPFm6xKzfhghEPFxQBnakKYonlQu7PfMa5yBUAvOpOKJ0QMbNS55swm4twm",
+	"6Z1Xe4wEzqIBjolQeuqpDV2n4wkRAz+M/rrbK/07weKaKGNXSM17ymDKix+oXm1cRAnZOPQBZoxnLCQ2",
+	"9EiSMNNLtEuoA+v7ZfXDU8H1aYCKozlpSkQeOKKvXITny3nmQjwgn9UN4OpczM0cbS0N6Z8VVFCy7KJp",
+	"tCrs5BdD7qrkz9U0qMusEUGqkPpCZxU3rlprMl+SYMMbt43sFb3FDBVKATuBWVfYkXNQ1NjSsYIqeu4k",
+	"wG1A67eMwIp33r97unufDwOkPh1xaa5NYZ4kcuAqWC5mBn95WapckA9OmTo5atUZqPV4eXHM2gFlNkyo",
+	"UkUsxWLhrOXDu2TZy9d8WalGdrn5HvJJlm+kPAuXME/T4VeB/DbLXQnyy6UgRzuSMNUuihOC95nJjI4g",
+	"iNBZUXcbrsTPciBXW4H8Uow4nLjYOTBLNp6Oa0KdUJapGiG39RTHMXIGQ9k2ifaFhhKJUJa65Gymf6Mp",
+	"FzUG4vE4o1r7h1GHSuXzr8Hoyh0qX9Hqpqswrydh9SZyE0OMZhNuZf2yQfL9c88miXYYVwijCMvJkGMR",
+	"gZW2hrqtT7/U2BNtPYHUOzPUcV2KpltHhNwmRiWdcMXr5eyLKVZYNJWsNwt1BfxbmlnMiygp1rcMXdaZ",
+	"Y/Th91GQSXHfBhg9ZKd7NT5JDtWsM+n1Tj9JcZNM5WlyNlv92Ke7bmqA0ZtdZ/XQbR7E0gEX87uybugV",
+	"3YOPnyHtFk/uk0assTXclgp8X7d+jdRaAG/ZCd6/ryacI7rYOMvU9qTvmiTGl5mWRpftWetgKcvUcI5O",
+	"bMSBe+tdCLgjSaogw4daVeTX1mJJsM02u9JDpZH/Gzypz7DcqH7vYraum5QKIhtMZVuinW7HynvSSriw",
+	"3AfOKeCfobUB3s3Jvtnrlz/tKp+7Ss7RMlrUO+CVYP9xDdo+1ehT5/Uss9jGmAKGgSlDH5khO1EJnRfR",
+	"V0D/TYAACzHTVrWVTYZZgKJdSWXERmC5XWJxg9Sa0eox6rKHR0tsBT5FKOmZhQTW7R0eHZ+s8wOp9QJZ",
+	"yM4ekWZgeJufZSWvTKZCnlgrJKw537HnVwxmWy4ECQ1mTnAmjUnUYCmE88bgpzkwR7TEMFq5qOsjX+sI",
+	"bx8F09G9x8HqITvdKzURbHzypHc9SodkPiSSKHE9xivlYt11U7nYh8StcPRdkcZFcdDuq1kQLQ4vYu+d",
+	"iOOK14C1qLjMPh+krsRdXgEVCTqe2GtE80ANtBM4/Ap22+gQzQRnY2hl5KWiXY6lwS7iAnl8CdIj6QaA",
+	"ukHZSy6vaZfjcT3C12I3p+GSBJcXaOo+GpmOM+vc+QjO8MXUWiLQ0/91POFzmBq+7kcT3NlRtzRYnWv8",
+	"Go94f20rSVl+AJp0JfG9k64k1qTr7DTt9SSeda8+HV6dkHl6evZJ3cxXk64k3px0ud2s0+vzhg+i3Be3",
+	"7bvS8PNl3UsB5BxzSiWQa270ORoRFbqspBHlaEoxCv73s3eoFI5Do68utt1H/+BR4yvqYfSdh1csHsUD",
+	"RlesgNDy4IoaZPmLxVZ8Q2pfdwr2GuY3uAyDn3lkncVm9rq6t3W089u7d2/Qm9eX7/K61JyN6DgTJEKE",
+	"RSmnTO2eo4jqARNNTwwvMLkg9iFnaP7JJIRMcJraqDyQGwiL9O6Wn+Az3eCZfcjP/Qpwmgo+XdXTJv2x",
+	"7RYGiAh4SZg8WavH+KVomg9j8qvu81QzVspW1PvX7V7rZs9ZfW+eqSbdX2fK6z8lQhqF1zl2LB8ib/vU",
+	"NHXDxJRd7zsWvqz/C8quf7VtXEdXfruolLy6pPgvrl11AFteeXXvX6FRtWtOvVZ3LrOvdrly+OquReX3",
+	"doOcdLfOxuffaS/kbbOYPvfgVybsG/Et43NmnEdfgcXUUJKv7RZnpEEZngWwfW036lDBjoa9fKxo2KW6",
+	"3dtw97Xd6glP014LpGZtxxoCs0mfnKqs69QAkRvMW0+K1nVcpEHr4VliHOuaL7tVXz9+/Vr4dF3q1kb8",
+	"GBIsiLjItEi2oDm8eY6uSR5KZL26+iiQ1wON6YP9/f0A7eg/QafXv0ck4fZ3/Wff+jm4WPT67B0mJZLm",
+	"srAPqO8P6yrUnYlSaevrV/CvHdW4TV3OqArtSz0kaZIkHu1NuFTwtu/KNRWuvUjvbufy5eXBy5eXbSPB",
+	"t3N3P60ambx+7Q+s5HHQdtKF3G2jGRVkD5K8K6qnyQsR2Fz/l5kYEz3T/gf2gf2X/4IuSv6CH9glYREK",
+	"LkzZgs/WnPYz7B19yDqdw/DizfPB78/+Df8gAeLM5mXQ8pRW3WzOJ2/SVPAhkW0UHMQHX0Ieka8Bwiz6",
+	"wJbGRqEXdGpK0yOpsHChVO6Yg3NzWNBgJz/lYBdcsCEvIti7vEP+wGpOeScACezASuHy4Eshj389cJmj",
+	"g3Ze6b53XOST9lwAd115eQuDDyzJJLijIS3nXTpgwzVlcGof2B6Cm6pPHpYRSJsxA/U63XPQzII2Ct5c",
+	"vHv6m/7jl2cvnr17Fph0XJDIY7FfZ1+Pa9bCONvr3dwgYePioIrUlw8tIgQXH1p99OUD4PKHVht9cNzb",
+	"/COCqj4fWv/z69fgHElisnUFz3TPwKXqAf/4OEYyzsYS5n3P4CDRUMu93hulc4VFO5DNZ4pjGpkYQlhL",
+	"sLuPfuYRtRa6mCbUOkp10Uv6Mwz9gkplcoG57OoHLnO5zXlufKcD6B2gne6e1vNdSjLUO96t2BYKQBko",
+	"2oxEEI8aPI9IknJFWDjf+53MAyhuoxGmd4QmSJA0Bn9PFvHZLoz0Fiu7csALR6h2TLDhMAuviSpW0+10",
+	"HKrIA9lGw0xo5Op0dvvoqHdmsf0tUWK+d2FyyRfLzc/TOJFJFPzfvbdmsL3nUeBwzaom8oNhIQa2eqcG",
+	"tKAjWz1D+spHkToeiGsbYYn+efn6lVkUucGhgrSjmbBH3P/AguLaaEy16eqCXJHV/9CabIB2cmTyVacc",
+	"p9z7U/DfS79LDeTf4Agk2rlUmEWarLot7vY1dAJLBveoS/sCNoCfJArIVA0CRKM2stQXh4JLiQRRGoLn",
+	"pe7FqvvoPaM3Tn11XMfpcOVeko4ZVpkgQR8F0247QP8AA93J0c5vLy+e7l3+dtE7Ptm5JnN9wb4Ua/26",
+	"/2Vh5q/7X/Qd+vqhtbvr8uVpdKLyA0Om2h8MvRcRTU4jlGoaadcXzCYSUgBIEgqi9P2dEoFjJFMckj1J",
+	"UixAm8yXLFGe78b0QYKbKl1mj3IaevvTfNTlOd7to0D9jy8Zozdf29Pu//gyITeobr/K29JXg6MXSFMn",
+	"S7o0clGGusdIIhxqMhKTaGxd4nKIIyiAMaOamCmT+UMfoPOVPEayjY5RQlkbHXbM//fQRP82aX9g3Q6a",
+	"AIbpP/bRL04X19xZoZhgqRBnmulSBn7cUD7iHAliynOYK8S4yo2z+x8YKHshsXHHxh+i9fL5u1a7Be4J",
+	"ICfI/sEBTwmTPBMh2edifGA7yQPdtigoWBIbLt48N+8M0ogU3f3Ofge0hpQwnNJWv3W439k/BJujmoD4",
+	"VM9R9ZcxqTFRwM3+Fxmi38kcXZIciZ5FvePj7pnj4MBoTYUFOmZefLjMeaj+TR580f8H3NN81rT9FUfl",
+	"qAQtV+XFn55rZep/E/XP2bWpNGeoG2ym1+mYx1SIqgObY5rGdpQDt7Hczv2lpdcJ2hSOx61+C0KywUw/",
+	"hX/Bnlrt1jXVk1539Z9q3uq3Xv/+xoSptPotScetdutGw7v76d8X//795qkY/XE5ePJu/q//89vr8ZNJ",
+	"OH2DU/oyFrPnGL8Jf3v/lmt51gqLa42bsFOQHCsSYxaGUMDza7t11DlcNkwOoYNfuRjSKCIQoHdsYLW6",
+	"x3OmiGA4Bk7e8iXwVv/Pj+2WzJIECw2R95KIPcO99JFr6gDAbbcUHmsYty7nUpGkBXJ8LkEtRTTLwIvI",
+	"OVmR4svsGe1gEU4gXj9v78IOdhfxR49+4ZYAJWmsD9VS1bpocgAcdqki4zX8GQSOJi1faEkAauXeDZ+N",
+	"rfzPL62hwMxVIWv98g69ESSkmixoAZ63jOm0hcNQwRt1ehTJ6NNJRI5PMO6oUdIjx1CnadkIaMcFBKGj",
+	"3q6GrxeIWKlWmCcvbb2/zOu+91vdw94T9AdlBF2qvAx8n2Vx7BcFb73gEl2wMTHRXit2VCq/3TrrdHqn",
+	"RdX4fuvpRaUAon1YbUU8+V+RSt1wOFN8P4Q4E98XrvULTyijYclHt996xwVRZvrSG3jrH93D3mGRVcSR",
+	"a1PEqVTTVe/YT/FqoGRXZ8Dh1w5sdXt7h0fHJ09Oz1o1tf6gqKpftq9c4rRSjs8MX19j78+a8mILFe5q",
+	"MOPFi6etxcJ0rm5Xucqcmd+u3NSKyqu85Zyw7nDsq87gsx6137owJdEOXnA5cMiib1P5ma5UuMlMvVAn",
+	"CU6jMWm2NATeLWsodPFy6YiSJdbd9aT3PbO1AD+T6HYU/qjXazKNzeOj5dxnUO3L9D1b3/cd5y8xm1tl",
+	"Qt6Fq+R8RIMyh5bHPXJq/dFW2q+JHgFDFihkLsBrB3v2EqCJu1pY89iI4ypWA1tkFWZUO/3GvMJTDH8n",
+	"c0vhAVw/82i+GXFfS9MfkVgvo89/GSK8SHHvj8g+BD19IBq5IaEzl8HVAi6/iiqRka8LAkz3nnF8K7ds",
+	"5ZYfXG7Z8E7WCR7vJiSP1sxDyUGIaMCef8aRZemPKax0GggcTzkbxdS4Uhx1G0xh9/GO8xdYmDLHf0mp",
+	"6KkNz8olm3rJyNesy28TOIsoYSFppHC7tiC4siIFY9XXrkanzqf5EZVq3ze21ev0jvc63b3u8bvuab9z",
+	"1O8c/0fOn7JIsycyCgUZjmbXx8mTT8fX5Cjp4fH0pGAHfzx/gxw/eiSFxR7QMo2lbFN6pJt/tL7HK65+",
+	"hXDqv7Ze412P/Prmv4FmU740FXXSajUmgym4OqVYTQp8KnkHliWzDZkK+Lx9XKtpQdReZIop85GrdW1N",
+	"v0MtcEgUYoaUpr5qqXJlQfBNtav6K7npvXpwAfmhadCmG14rfdh23734sSkR2sorzeSV4m7XUbwVEosr",
+	"iDbwNZR18ourZQkESFOeISkKUp/nnyckBu9YzOaQD0gQxMgUYmdHkAsJEif6efwkgrC2vBDckoJp8F54",
+	"enpqS4IRiXb8EmySxPAwyBnZPS8VZ7Ml1hZrGdm8aIyrQQ6SAO2UarHto1ccyq8bv99+7tYQ4lT69bn5",
+	"CJnQR7lEfnMzeD5mNbLcqjJOOWv6lBExL+iMdVa/JVeqWZcrQLXAnGwtOGvYc647zpcieH9pIrTqFumU",
+	"WX9dOI4buFzmpdc+tov01kYlXvDob1ZqbqdUnXW3rpRc3RaKknb+JjYvOvdNBOyyLcEzSrgU7Uc9zxYG",
+	"VbL0Ohv0O1zo1/wBtg77tgL0w7MU3avbaGvPNSolhCkSVTjRJcEinHjlNf1aAL4cDmeLHMn7/mTx5ZzS",
+	"yNkNFHsrkG+s1f9sJvgRVfqiZrQ0Hg1DUBxavc5/07IAOCwOBb4m6IoPpSkfNiPkeh+9JWk8R5fvXr9B",
+	"iiOeKsQzgF8TCd0L1zhtt1zsRdeK7kMJ1m2Wkvl0nA7TUW94FJ1NI3nTPZl4pP4yBS8siaEE5aeMZDBg",
+	"B8IYaErNrrq9TrslCVu9IhOFcaibXtM0tctxaStaNq3co9goAN229PVbGCiG7qY7qmiv/l/HNHEJ3vqa",
+	"lFsPZX07ncO5vRQQ26h4gHaci3xuuWgXNppzFGWGiBAtlyd8qjUICBTb45kqjB32wuy2EeMzKDujUGAv",
+	"XLCPAISFG3iIhZijACDt4mTrjCLQ7du+N9+ZFJrMs9UKO7XUq4ZAnbzrnPU7nX6n8x8m6Wv/z2rd/FBB",
+	"8v/R5050/FnNe5+jWUd0x+NPT646UCpxjRXk42ZE6QHtOt+eEXUKRtS5F0bUkA+Vj9nwIZ8NdXw2FE5I",
+	"lMWGkm9wcOusVHAbtyaqv6OJypx9HctbLnGHOI6bCNzQbnN5+ykM/0O+oBVuDE2ok3N1SCj+X3a4OheH",
+	"lxQ7q/dahlDvBOHnFAxFAtkBWkc94zufR4bbzBou0e8gooDMUf5lwZfCY1al7AdHvRrmCBzN7ALHkIDl",
+	"Rh4eJZNujz3pJWcno8nRZDTtnsBmGVV0LfwWCl+0UshJ1ek+Sdnp8fQ6vWJnZ4k8Pj4kw+RTy6O0Rfiz",
+	"Yb1lJv4YaoC+BVst4FtoAaGlP44iGnr0VzKJ5FGwjYi0bXsbQu2m+UGJtZbGBqOYzzTDdI+EIGNSSFcK",
+	"2dFMJNiQ3yBuXGttQQ404iLRytAKh6gD27a5vFpKGrPgxGWCtd0CBEkogyBACII19eXz104E9wYy2+Oh",
+	"1ugESTE1BegNGTbUEidX6eHNKD0cstMrhgmZhuPoybFfe6b/J6TwgGzu+g9bn8ZRwoVCR3+2/s0zGx42",
+	"Mzol+CXzQk+El6aFDe6jX0GfY+EcTbGgRO6jl3L8Iet0eif65JAwL/NpGs9X6Aa/UfRnDgd9PT+20Zxn",
+	"QquneYlsiO1MaXidpft6Z3V1kFZ5ux3YDj5f8UveqNBwJetNt7T00co5oFupZpCXJmllEZuP7daUx1li",
+	"3gRmj8TUvLptW8b26IytoNcFc3O//XWMXG+tOyuU3/Drz3nxcj9JVHpAPLchsE7lDfKbaFIEDEnIEyJR",
+	"YEpWQaIGk9oJx2jHpEcLFpI+Bbv76F8QfW4uc9BGNEm5MHHx5MYcSDxHhQduseKd404XzVwGNsqkwnFs",
+	"U41ixrjaXWYcyysNfkv72GPzx0fjfXVcbcvCvj1/2pTJPKQb2lY23MqGfyfZcNO7t87iXJRl3Bqdf2ij",
+	"8304seS26m7nlxdPc9xZIsWuMIvYJ8smVhH3urm5UcRN8ncNAfmxrNYb7dlQa3+bLhCw2OUwOvoUTWaz",
+	"efppeCSvsBjN2IiclXfpeGO+wfKejEZ1my0dPY6ab+7AVsv/Jlp+QYBy8uh++ivG2LgcxUjLD777ohbG",
+	"MkY/ZeUCxTtHnTMUhJbHBkbDpgqRG03dl+vU9m3uW6rUG5HOjYnimue5ja72Nw7x+cFeRjcC/VrR2t6X",
+	"rWT9d3TnCHMyVkP8V4rGeUbkhvJx0f5WQrI33dbV40cjaGaFbKpXeDXrsaPD4+lV7+iTioaHYW/2SQzH",
+	"rcWigo1cNMpCsYMLpgzFFFJV1CzK5PIohb88khicY/lWFv5GsnCJzng00fv9r+Ta4YygDWh0bi9dQZ7b",
+	"iKemhlIMIYNaui4V9agl3y/dIr4fyr0QVfiaxfMSCMBnuLq3+ijIoo2tkb/xdXfKzYPE6VhKiRW4J3dO",
+	"wpPJSfJ5mExnx9dPTq7S65Adq4Li0QSPyUKCXaCDEy5V//To6PDAm+Fg9cAHIxoTYJXOid+RS+uz/e8V",
+	"xvL/r1I0xsFjyyq/Y1a5oS/9slZn0ApyQ5sr6mAGRcFCDhFW/dZYJk/cySVyDInOokN5dTr5dHI17HVH",
+	"J6PkuCs7J58rZwT5p80pdXuHpu4wGdtL0zW+9cvW9uQ//JeYIiwgh0WSPE6GGktat+LCtxAXkoKvOUkh",
+	"Z3V/oRgwxQUpiQDwxgtxKRJRBeTYRjSeI0FUJphEvU7XpF0wtwAFJo4lQDtQGcZFnlh7Wh7gpYm8TSk6",
+	"ylQmyG45VbwgKRe2GBuk2/frXgXt4t/5nTP+OEG5MldgqhPU5G24JCyyh/Q9hIvdgfnVsK81vGPp5w7k",
+	"vV9JHDelSI8a/LUVLLaCRSFYfEORwUkENqivSBOSbJAsypGnJYZbMzbQ2ZzM7jrSvTXj/p3MuJem7HyS",
+	"87MaMWS5bWCTTFFFbqBbmG9Xp0f6Eay3eTFNnzsNcnLgCm82dIf7WpR7HTRzn2uc5+6RSHXbh4lhyqUd",
+	"2Z82W3UvSro3oTyend10jpPe6ZObyfHVCC9ZtZnCW+7p0dHCchWP48FIEPIoyto2IdI3Vtj+qtmMlqlu",
+	"b2yuPsgtapwcKnEN++hywoWCHGnSxgmUsvzZqoFSt4JEaJA7z36G7Hm758XokCiQSijTVSSJ2lH4mrA2",
+	"ykyFwjZk9WCQpM/0a6PZhIYTUzvS5eIbCsrGEmryLUvct48CDdHAlfaTrrae8+hgiCqJzJ3FMTJF6NuI",
+	"7I/3UbBz1D3eRcfHmqx0OsE+umCoWvfIzu4OzH2uyTPiYO1d4m+qQBaZ61x+uxpqXaHKm9OpfNcP6MBx",
+	"74zi4dnb5oBcJs0XF9ElhNwK8FsP5zUezu5WIlxiaSs42nItIK/h3jRFByp6bK4KvC1m+zEVgTjempJ+",
+	"oMwda3kPvASVNwwLEAQO6MmTz4dXqVAEjw57s1Benc6no16vfgWPoYPkF3CrgXwLDUT49M8Ra48o/pV8",
+	"SxwGL+Eab+EpR7bB2zrEKR7SmKo5VFxWE1JSUwoTveJQ2J0qeNYxaoNX7DyhUlI21hoGZVDqvLbcrd3B",
+	"pVnhGpA+dWujBBQMCMVEO5rVweMVHkrClE0pncYgchtw1rqDeKOVfEGoIolcHxDn4AQvMvjmuenV7eQy",
+	"KBYCw1ep5pDdWms998DESgvvfzGy7iAvCAitNVobEMKZtPqlimD7rqpTHqepeVomFZIKC2XeC51Diedw",
+	"Yg4StmCOesAIiTTW/lke35Yb2zfFxcrlyPa98lkfS2GSjsAaarfRFbAItCWTj+iaDLfP0QVNFCgjcnlx",
+	"y78IscwtjYNNsi2pvK7CHfIuveNx/Ksg5MfOv1Q5+TTllCmtPXmx6yMuiuotGpCLUeFONFUjkN96h9No",
+	"PFKj3uhT91Pn5Gg4HN1Mr6NyxHp9woe6wHC3lL4JEcfeKqnmPQkXgs8QVqjbwcnSqPOPy0Xe5Ubye485",
+	"f+go84+PIQ9XL8dWLP4WYnENnfMIPlSX0YeE/orphy6zYUItPZ8SkeM3EHJv50XRGU8wPl9oIMEXy5jS",
+	"QaDCrMhCtAhHa98v2E/GzCJMNqILFFQoSVA28q9boDWggwRnXKBBSAyqjwY4NvL9BMvSoPk63ayBVbiD",
+	"dinpEhf5LvuoHLK5LESzerW/qbn+HtnT34jxPAKPuS2jeMAXka0o8+OJMrdFs3Xhu4uUdPuC9LeM5F1E",
+	"hLUS1HJtNZPNXMKg3eYa6Xv5o3qCld5rfhYUM0eFMyk0URufJIdq1pn0eqefpLhJpvI0OZv1Ki82r396",
+	"yhmDFz3/yUZwMPjhsV6VcehWvEKovPejAzzFCgt5MNQL2U8fqSKRPt2tGvUt1KhMlv2azD37K2Zx0Ttx",
+	"mgZJhiSKwNOoGBhR5hGdZSqABsA3Fftr6cHj3PRNrusDCrPfPUXcBE7rpDGNtlv5628pf2Wy5IDjSO9y",
+	"Gcu3BcHV+iuVjMPoxJbgheq71i3Td0Y6t4lfIqL1QbAPoW4HJZRlQOJZhHAc85lEh2gmOBsjrBRJ0rqg",
+	"PQPkPzyAfVOifi/pmfzdPGywnAbqAE4WyoM1cki6Sakgsq5Nt+RwOR2Bqq4mgo1PnvSuR+mQzIdEEiWu",
+	"x+tCEj1tPHUVM28DvqW+lWbQktV1S53/VgFS4HeASxjgEek/SiR4JbHmNAQvvSZacdF4c9X4j2KirYPk",
+	"j+8g2Tv+3h0kEyrlfXlHdp84tpHAts5O015P4ln36tPh1QmZp6dnn9TNHAQY6xI3aOJN+RhWjfxibk0b",
+	"38K0MfXpYk6/ix+/d18gGn01LAM80RYfeUzgkfS4RR8JEhOI7oIgJ1d8OSLwDgqGEv2h8AyCwjQxD68l",
+	"GmUCfCxNFYed+iCnXZMk1/laFdFhgkjFBYmQmgiejSfA1S7ePN9Hb236D3gBrsRSLTI0uysLltZduchQ",
+	"YBY5mr3w3uVoJg5DyEel0qNIRp9OInJ8gnFHjZIeOR4eFge+WPNiJ3/kOurtVvwLYX3G/9CsOmMK0PP9",
+	"ZQtKVZBuq9/qHvaeoD8oI+hS2Z97jgCBQ6W+TP3WCy7RBRuTGHxEV+xI62A4dnFeZ51O7xTAOLYGswsg",
+	"wgUzdYwy4sn/qnmyqjLMX3hCGQ2XssMFPnbYO/SCoqgC60tIuPvXgGu0s7S1XYVSKe+556/Zb3V7e4dH",
+	"xydPTs9a/peBdRElFKxGLMqkGU5vKOGKTsHZlA9pXCzTDG9gJAd8NMiRUtOMTGLz0ocZjnDro2lpii0t",
+	"xS304sVTYIo8vB6Qm3CCGTi3Mg5RY+Z3OU+GPN+eixiLNXSdY+zK90R9lIomZPBZj9pvXSRE0BAfvOBy",
+	"4JBlUwfWZarR4t3dcq375VqW9nkEfZkL6xLveSUoKXMENJyj1Q7vWxK7JbFbEvvtSexWF3ggqurIYgOy",
+	"ejdt4B7N6FiFk0UC/z6NzFtn8YiJLiDSyI93islIoYyZ2xCdo8Cnl0EpMoqIMalhDmYenz/cNmPdOtZw",
+	"3xfLrHwT2/iW2W2Z3ZbZfVtm9+O8rPydHkoMrV3LVcGm5aX+/uJlO6PRV5Pre3lAsEnNKNHOYae3ixRH",
+	"GEHiob0YdFFJx4xE6P3bF3mQQT78TxLpwSGJD2VgdocfStEK1mq1Q5VEgbFgQ8bZwL4EmjCCjBUZhnb1",
+	"56POEQoYV4ORHjawL9dYCErETxLxGYM16UnIlAg0plPCXP3PRVUsX/OvGhoVJnXY6S2HjHtHh5222q0J",
+	"wZF1xHzBw5xt1B2zbXqQt4OLupU97/GO/MJnLOY4gluSH7J/UbzEtOsl0LzxCpO0f7tuL4/mo3iG6Syi",
+	"hIVEX2H7511rXtph2ijhJtEBYSqeIxxFJFr14nlhO24rYf5Ij5zbspE/eMTmcgrgU0RHZhrQQ9t0BTUs",
+	"CNXtaaEdY7WP20UUeaUknTAicVI8lllO7daEdnAEvkZUITzGlEGgI+OIjEYkVLvll7O85t7Cg1kUVcjh",
+	"N3V0a0Jkvm4K+m1JyO+1JKRh1duCkH9DR7mLKPIIntbM1tLzJmLkwRf712CN/8NbkvCpX78XjQRPKiTW",
+	"I52IKknikdbJrknamL6aaRZJ7B0zJ23pza3ojYDTqFKcraR2j68lGsDVS/VXFNUW6vU9dXRg2RIKwnPr",
+	"Fdg5arVmS88avN07YK14vC9O4+EJkXnTyCJNW8goFGQ4ml0fJ08+HV+To6SHx9OTAoh/PH9TZBnYXNTb",
+	"qmXf6mn0ge/3vWlg+lZB+abmVwpBe5P7hiqJUsHHgkiJjJW69ob9rLvc+XotFp4yhaZ6nf+G+GiEcByj",
+	"ocDXBF3xoTQVRGeEXC9NfrFhpcRW/7TdMgXOoNwQXOWhhNdJlpL5dJwO01FveBSdTSN50z2ZeHkpL1Oh",
+	"9VOJwSZtCxT1Tzvga01TaosY9TpQ+XD1iiTA61A3vaZpapeTu4zLTYN5zPFsicW3IBbmOnmEAg6jAZWA",
+	"dg9CImDkWvpwEGIWknhttOSjrG1pFDusUVMqvw4i7AJKYywUWzblEeF9ytA2kzFLEPOoRZhCc6IgWReU",
+	"QYRXLAOJfOQGSbGgg6OE92BU2pLShyel7pTvgZZCnLodzuDM/o9lr/lLho/DgayiwpoChjiONxCQoErD",
+	"cnXjKY7ju6sa2wC+H6XCQUNlWGPNVkT7JiJaaG6sow36KBoIaLrZg8hAeuBCPMvjz9YGuf3iRa5hL0Mp",
+	"VWhIQp4QiYIiui0K2qaKs5Z1bGo7/+uuqRBA1SQSeGYqVTubceG8Y5zxxLyPcJ4PwOT9Q4RFsg3acpoK",
+	"Y4h0S5KKpxJGmesOSuDRiIb76HkRiGeXrFdsijuaQtQhZohxFHM2tuF3NvouL2vlYB7soowpGiNXHdKY",
+	"3cHhEZlUp0VOP6hdZlOoekDQkqAgVyRU3urXi4LFQXi5Ue/MD6Bg/ijmM417RWrKVCHKNDuCugoanBgN",
+	"+Q3ipgy4JGJKQwK12xBWaFXCRdu2ubRXwr4FJ0wTHOkWUOTWhNwkTM7037kHL9xsyplEeMgzhQRJMRVy",
+	"v2FNz1KWzVZM2bVsfQSH3mubadN5RdTk3/w3z6w6MEPAxaCGOi+0CED8xQyg6Fd4+mXhHE2xoETuo5dy",
+	"/CHrdHonmkkiYe5imsbzFZJ1XfrP+Yri2iar5z3k6PQwXZO/UHg14R48Z2e75fY8CLEgek9THmeJqQM3",
+	"24Rzrk7l6d/nShLPrWj+Dd398mPxmFWJC/u5yBsI5Za3rBLMt8R4S4y/V2JcSpj8A5LirSLzGIrMGjK6",
+	"RqGxJPRhlBozeNOwvcXKBVAvwakSc6LQTlkOR5yFJK9i0EaBk9yNQbek2yyL4yuxiHspRfAwlBgaUwZZ",
+	"W8yV2uwUHjz2b8sityxyyyLvxCK3rqF/q9DAdcwbbIG532fjtwrrx7VCK9p6aX4zL82tTPwIMnGO3/mt",
+	"cpFw6yXidV6Q9+X92EQetl68a7NYLJVtvYt+H+n2zS1ddnk2vR4PL5Fu6dMd6dNWIPmbCSSrKKcVR6ZE",
+	"SJPfeSOZJO+2WjDJm239Ke5ECMwK2VSv8GrWY0eHx9Or3tEnFQ0Pw97skxiOF7LH2PDEdX4Q3ga+5mzx",
+	"JaYMxRSSrdQsymSjsQlXeIjj1kZRyQVWbEWqbyVS+TfTow4FOWgkXBVk4IEkrHyCwp9iQnCsJp+XUqoL",
+	"a+npdTpoNjEpUAiyZwHmjYwxysb76BVHGnUIU3nxgxoy9hvMd2cClhtB+HVz1m7mblplf1O8vy1KkTAT",
+	"kFfrz4/luPcpYRrGqeBDP7Tici4VSSzPiQ++hDwiyznNm2wY0xAJl/PFJMMBP2BIhkMYiTRtukaKQ4AD",
+	"F3RMGY7R+7cvzhGBYsKBbrA/4nHMZyQKGp31r9D6BWXXt0pK4y/jnpLTfNeE7J6xx0DfHTIcsIdCL4yB",
+	"dR1JurTZktg1VNbZh1It9gq28H8c3gzO/s/1sni4iKykVAm+eUHYWE1a/cMe6Ht6a61+6//9ebH3H3jv",
+	"c2fvbLD38ctR+7D39b8WDFIqAcEehno5E29zacv2WCFovTQt7jl+x8oPWIHTd+ckPJmcJJ+HyXR2fP3k",
+	"5Cq9DtmxKrZJE7OEstEWpIMJl6p/enR0WMqNtXpgkypLK9bg+euZiq0n/L9XGKz/vxYk6St43FaA/CsI",
+	"kBtFKCxrdQatgDKbu+Rgpg+VhRwir/qtsUyeuJNL5BgSWEaH8up08unkatjrjk5GyXFXdk4+V86Ii8i5",
+	"GHd7h0fAy8nYXpquCVhYWe7D895ywRY5LJJkgyhSd+23QvQ3EaKTnOo6JmUPpAGfsi0fRGq2YxcCc4nl",
+	"NI0Qe7QVbhYl5phhySc6D/Xa3UcXbI6Mi7C+Z6Rp2FfBQr+7wK8t+9uyv4L9fVPGVl3bybvOWb/T6Xc6",
+	"JcaWB+UVMvA98bVSjJ6lBVtX4O8nSi+n1Ku5o+ZK/mVbHxrz1pV6wnn5VKrqgkkg4CMkdErKKY9srajI",
+	"dq9LfQQN3uhlvTJX9s42a+cQUKLrg/yeuMCWhi5HmkS4IJlmLkqN8508EpFrSgH8Q1iaG6lynltJ974l",
+	"XQAwwqWqxd59hkNC5pQa+vibMVZYMra37/u/fVvd8uF1y8ZXbqUO98Yb5UEUOQ9T1rjBvCV6No8GYBYd",
+	"cOFiOyE6FfLd517jdUlldwLvCgbn6P0lAtzOY045i+euaqOXP1yiwKMAebJ7E15q4mGd57zMHdDRDlbG",
+	"JX02IQwS19oAUyp327obc8NCLO5sQsOJe37wpZt912ig+MDNFJwjvBiaimKCpwYaRdzsPoIAWSgRD9Ru",
+	"QDT2BIgzVAIIqIAYKR7HeyNBSNva0qHIPBfoKWY4olpmgnW1bftaR32NOfYITOufZFGmGbPI9s13wMWS",
+	"OL16X6Yqob+lP9OGFHmBdN6GJj68o9OWcT0C49rWYflL+zY15JBa0wSi3dRfgJSjWLSGqf/WCofZBtrR",
+	"GD3UorEgOJxowLRRQseGxpnoC0qi3TY67hwaW+SMStI2Gflm/z97V/vUNo7G/xVNvizMhJAXSCH9chTK",
+	"bbhy9Ehob/amg2VbSURsy0gyIe30f7/RI7/IsQ0Jm+zSNp+2GyRZrz89el5+D2Cs1MEzxG2gk4SMAWEX",
+	"hxKAFlSXWrMXMq7w1I4kchnR2OzjqXZqoIGQ6umNokDfTDtpBMkMU4jTUcWAgSl32+kPUoFs7Ex3l/WE",
+	"uCbYpQER4s/L5mr0Oq+X7gv8W1AfcpljF6JG/DCs9Wp2ss+TadcuFPVaNuUK0yLO1ae/11/maJEN7VV4",
+	"WahaS3xnoHfpTZaw50kTezrIpz000tzyyzCWqN8FCAJxJR3ZJpN0RKYORrfiZmXLmDdUkeukwBoegZ63",
+	"VX//VHRMz6wf2FjzA4YOcAIL9ObN185dyCXBo0575oi7o/nDqN0u78EK8JFs2EoOi8LW3z6f181HoabY",
+	"hCID4NIFWpqNwvMMTKvWWG2hagtVPw9UbXV7m9ftLQFPT2r10rIbUemlrWf+I6Y8mP57M+ksI5eyNLtj",
+	"NdZuE0f+pIkj/4rDYW7hdR4TyTzvdsQJuV2e8TFzckqVthW8j5mP01ugZIxV0akzhEl0yIKl/Z6GzPPO",
+	"OVkfz+GCbiUMGQ0kaOEzPo4R41nWDHX2i0wXyS0vR3AVtjsP7ngkR+3Rfeu+2T2w7dHjw9TNs3B8KeXa",
+	"KCO7SLrS07QX2OglFUgyn3HOZghL1Gpiv5JJ40u19NB2/dajIw5nx4/NQ7999OZxcng3UlLJOng0TAeb",
+	"TRNnfFlasijspecceIp7fuvL83p8eYqrY2CyWus9tdhoRZq/Epyrflxt0elHRKccy8+PBU/b98/m3z8v",
+	"wpUnhb5hEVM28TRa3ECZ6BeBq2PVQ+gd9UA3j6BY8tYJOVPiWmZWFygkHN0MT5GL59o2b1PPg0waoJ4X",
+	"PTS4HIB+XU4I5Shxz9WZH1sHzT17LklaKwqo3K2jy8tBHQHRHPJpEIG6PnDRA+HpKRINdBUrbOAT2tsC",
+	"fB9EZPtUyph9OzEdNdAJUhgUAhW3Lq4adfFcm7lwMNfDrSPwKyaugnn1Z/CbiOtoTw2HBYJ5BBqwxIxK",
+	"Z2IzzF3dgBUbwTJvkBEdR5yUJ7K6Kffizy/IOeVCQmd2boanu8hhEIbTQGdkhCNPKpBF7WNVQiAbkqIj",
+	"SzIr3VL3EeFGvhPQUpm7aMS4DzofF0vVGyN0sNUsBgYWkvd9wGX9q6P4OnHfKvCHNPKdbld3E48k4chS",
+	"XbHyA5HMxfOqroNmb30dvwq8uU5GE6/wb0KvYtX3E0yHY7lkgjRdJXE4WlMCeqMj0CuITXycNv3O/cHo",
+	"8PFofvy1iVt22+m4B7W6np9Ep9fda7bVZPnilgbaXtlr6v9PffR7ncydPivVOjB+zcq2ukf1mvAXC+ba",
+	"g/Q5uUNc6x3Xa3DQb+ODXusdtNUcxWrUtLetRGGZ/NJZIdHFzTbo7K92eoB7owRrjYtTr4o24EZiGZf6",
+	"zHaryr9Fkk1JIAwnNxFp1FfAq4pA1gc0Y3wK7Allll1VrMqoeyPW4NSbs2m84xQHiSweCa6O7Ljrd+Ss",
+	"OWm3j+4Ff/QfxJF/PGsvWDWufjtlQQD9Mc0anOlA8XHsShBOmGQL4qphY9nHD1hiLvZt1ZFGuEpKP5iN",
+	"Z4yFeja3p2lDdsJI5FyH1Ios+YiF01D9bN3u9GV2+va62Pxbq3KLPykfq2IbeUGphpfmSwT0ezFZYnoG",
+	"X+hZvPwZElFI+AMVyTosPRMbdyT+xSBk69H7Q3v0VmCVIdCq/4DdWYuqz3IYPI1jcWvrAbNSCoO+EqEV",
+	"lMWW7ovPQ7Tz3j0bnNRj9QuohUBhYu03ZsTz9qYBmwX7d7OpaKgTbe0mbsPUmWSSuOGsS0QioxPfJq4L",
+	"TWbdbaBP2KM6XMNKfE1uBXFY4AoL7bQOVfVOt9msI1drDdBxs1mSYOEUnFnUqIdq+tdDlfDSFA0LA6n1",
+	"jpvNFTTBUxJkuFvE2dZqvYHtWOvVyPxiYv/ToVf04vyP99fD/wz6ou/L8I/Tfrfvi8c+nVH3d2/Wv2N0",
+	"4Lk3/aDZIPOLr+7nvqrTcjoXo8uz83v1u9P2Ats/b7r/vVghAgJGdh0Ppup5Ad3dUsL+SiCrz27ycpHx",
+	"+S2D2gWN0rcKaBtAqg2MunsuHdM4xCzGITM0o46wQNbHq8EQ7Sd67v1vmbLte/6DFgQ5JIFp5p8W1OY6",
+	"Vs0mHgvGAIABM5XKFIgeoTyWE114EPExQYOzf6U6XXA50pX2hMNC7TqhfT93rH8IVQGHdD9gLrFQFKrv",
+	"NBsHBz1k5bXn2s9v55tpb/u+a8WBFbHOhgoUEOISt4fIA+FzPWdjRgRikZGbE4I6PA+a/k3kJ0GQwC3T",
+	"sOj1/ajn5pNR429F6bWwW5ujWUVWbq3Mu0P8UN7CWoH6dinn28eQciLKyrRykXIPIzC8ygkPxt037eko",
+	"tMncJoJIPh3j2tNusYZtNY5dfdn0VV0ISd5Xc6u9+vthC/fVcD+QmMtFAFVypAIanJrfjCvgUw72S66C",
+	"5fkqcx+tVpItoNSfZs36JU/vVoe2eR3aQ36jVp2YZ3RqZvGN6NbMD2SeCcUzvJ/FXr62DldSAUKPgbfc",
+	"JQ30XktP6keghQ5QFOhxkrxbA4r9KqgmasgQwmqgayIiT4oestjUQjsBmyVCHXGt3TqyaOAwzokjrTqy",
+	"yOMERwJSEe500IyzYAydEbvwxxDylWteBCs2oN2mrZVJs2l/tShaNx74emAxEQQGLgha4uwAk/JqRD1g",
+	"T9bEcYfdl+EbDGiD2lAOK55ED+dOdfEGab3SGyTZNyuomgtzXE2ppSYo8S9CESjm3B9LKtxqDdapNQAk",
+	"wouY6pLnBEdGHQhLXEVqTOo8JTImZbaxlmuOtWwfvvZYS58Ksa5Ay9abBJV9GNbxUdhuCzxr3d137rpk",
+	"Hh4d38vHOewyI1bo2cDM5SE53chbmf7vkekNJEmRLEWtJaT5FK02IhknrcdyfJ7S41vNJpgTfhLJSa33",
+	"vy9KbgOKmtKefgB+NFOniHYSO8/wwwCFjEsw9jyVtwFkw3ieyonCIUie48AVC4raRjYjseOmWswCUx1h",
+	"oUfQbMJQJEi1NatueD9rI6DRvlZjlzSuUGcv5p3TJ1rED4dEZZw1kmZIK7YziNVkqgscqFTGaHA52L+8",
+	"HBgNpDS3xQaGE1VNIJvIGSHBAouRTlOdponMdclIy1TmdEv2JPVJnP9aMuTjYK5GSkMKNsCsrXfqvilr",
+	"5JpEcE6RR4WE6Uly1ZorGLmUBA4pnx3MnQkNxnUURtyZYJHMlY8DvUFilj6jwTxdU7HRVvPsw2nm1c/J",
+	"mAqpYRxeVTn2P3PK0uCBYpufFq0KafRAsZ2ycIRnNtii+oslq5MkpImbzgtOJd1kmn/K8/ID87yy0qc5",
+	"vgqzhhE9W/ERwDztVqPku4UvGrBYrH9OPSW9xYR0Zgpzc9cYlPYlh4JjZ0pcI+2PWVfn/SnWWoipKPGN",
+	"zQEDeCwX140zO46GCHXSqSmZiwba+ciZT+SERAL56tJwtOcRoKwbJ7qnHLFZAMeFBITX0eBzf3j6+7ur",
+	"k+uz28v3w+v+6eD2Q38wfP/vOrB22RD7gE4+9hu7Wd9i5qXvX77/PwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -226,7 +226,7 @@ var _ = Describe("Console webhooks", func() {
 		var out struct {
 			Data []map[string]any `json:"data"`
 		}
-		c.get(prj("/webhooks/deliveries?" + query)).Into(&out)
+		c.get(prj("/deliveries?" + query)).Into(&out)
 		return out.Data
 	}
 
@@ -295,11 +295,11 @@ var _ = Describe("Console webhooks", func() {
 		Eventually(func() []map[string]any { return deliveries("") }).Should(ContainElement(
 			HaveKeyWithValue("last_error", ContainSubstring("HTTP 418"))))
 		d := deliveries("")[0]
-		detail := c.get(prj("/webhooks/deliveries/" + d["id"].(string))).JSON()
+		detail := c.get(prj("/deliveries/" + d["id"].(string))).JSON()
 		Expect(detail).To(SatisfyAll(HaveKeyWithValue("endpoint_url", rcv.URL()), HaveKeyWithValue("payload", ContainSubstring(`"type":"message.received"`))))
 
 		failing = false
-		Expect(c.post(prj("/webhooks/deliveries/"+d["id"].(string)+"/replay"), nil)).To(HaveStatus(http.StatusCreated))
+		Expect(c.post(prj("/deliveries/"+d["id"].(string)+"/replay"), nil)).To(HaveStatus(http.StatusCreated))
 		Eventually(func() []map[string]any { return deliveries("status=succeeded") }).Should(HaveLen(1))
 		Expect(rcv.all()[len(rcv.all())-1].id()).To(Equal(d["event_id"]))
 	})
@@ -316,7 +316,7 @@ var _ = Describe("Console webhooks", func() {
 		Expect(c.post(prj("/webhooks"), map[string]any{"url": "ftp://x"})).To(HaveFieldError("url"))
 		Expect(c.post(prj("/webhooks"), map[string]any{"url": "https://x.example", "events": []string{"message.nope"}})).To(HaveFieldError("events"))
 		Expect(c.post(prj("/webhooks/replay"), map[string]any{"since": "yesterday"})).To(HaveFieldError("since"))
-		Expect(c.get(prj("/webhooks/deliveries?status=lost"))).To(HaveFieldError("status"))
+		Expect(c.get(prj("/deliveries?status=lost"))).To(HaveFieldError("status"))
 		other := newTenant()
 		ep := other.subscribe(newReceiver(nil).URL())
 		for _, action := range []string{"rotate-secret", "disable", "enable", "test"} {
@@ -325,8 +325,8 @@ var _ = Describe("Console webhooks", func() {
 		Expect(c.get(prj("/webhooks/" + ep.ID + "/secret"))).To(HaveError(http.StatusNotFound, "not_found"))
 		d, err := core.Operator.SendTestWebhook(context.Background(), service.CLIActor("spec"), other.ProjectID, ep.ID, "")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(c.get(prj("/webhooks/deliveries/" + d.ID))).To(HaveError(http.StatusNotFound, "not_found"))
-		Expect(c.post(prj("/webhooks/deliveries/"+d.ID+"/replay"), nil)).To(HaveError(http.StatusNotFound, "not_found"))
+		Expect(c.get(prj("/deliveries/" + d.ID))).To(HaveError(http.StatusNotFound, "not_found"))
+		Expect(c.post(prj("/deliveries/"+d.ID+"/replay"), nil)).To(HaveError(http.StatusNotFound, "not_found"))
 	})
 })
 
@@ -358,6 +358,13 @@ var _ = Describe("Console usage", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(rows).To(Equal([][]string{service.UsageCSVHeader, {today, acct, "3", "4", "0", "0", "0", "0", "0", "0"}}))
 
+		public := t.get("/usage")
+		Expect(public).To(HaveStatus(http.StatusOK))
+		Expect(public.JSON()["data"]).To(Equal(r.JSON()["data"]), "the API for billing systems reports the same figures")
+		Expect(t.get("/usage?account_id=" + acct + "&from=" + today + "&to=" + today).JSON()["data"]).To(HaveLen(1))
+		Expect(t.get("/usage?from=tuesday")).To(HaveFieldError("from"))
+		Expect(t.get("/usage?from=2020-01-01&to=2024-01-01")).To(HaveFieldError("from"))
+
 		yesterday := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
 		Expect(c.get("/projects/" + t.ProjectID + "/usage?to=" + yesterday).JSON()["data"]).To(BeEmpty())
 		Expect(c.get("/projects/" + t.ProjectID + "/usage?from=" + today + "&to=" + yesterday)).To(HaveFieldError("from"))
@@ -386,7 +393,7 @@ var _ = Describe("Console bridge to the public API", func() {
 		e := lastAudit(t.ProjectID)
 		Expect(e.Action).To(Equal("api.createAccount"))
 		Expect(e.Target).To(Equal("/accounts"))
-		Expect(c.get(prj("/api/accounts/"+acct)).Header.Get("Content-Security-Policy")).To(ContainSubstring("frame-ancestors 'none'"))
+		Expect(c.get(prj("/api/accounts/" + acct)).Header.Get("Content-Security-Policy")).To(ContainSubstring("frame-ancestors 'none'"))
 		list := c.get(prj("/api/accounts?limit=1"))
 		Expect(list).To(HaveStatus(http.StatusOK))
 		Expect(list.JSON()["data"]).To(HaveLen(1))

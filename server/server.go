@@ -76,6 +76,7 @@ type Server struct {
 	verifications  *service.Verifications
 	voice          *service.Voice
 	carriers       *service.Carriers
+	usage          *service.Usage
 	log            *slog.Logger
 	now            func() time.Time
 	metrics        *metrics
@@ -99,7 +100,8 @@ func New(cfg Config) (*Server, error) {
 	core := cfg.Core
 	s := &Server{
 		store: core.Store, tokens: core.Tokens, numbers: core.Numbers, messages: core.Messages, voice: core.Voice,
-		blasts: core.Blasts, audiences: core.Audiences, carriers: core.Carriers, verifications: core.Verifications, log: cfg.Logger, now: cfg.Now,
+		blasts: core.Blasts, audiences: core.Audiences, carriers: core.Carriers, usage: core.Usage, verifications: core.Verifications,
+		log: cfg.Logger, now: cfg.Now,
 		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL,
 		routes: map[string]string{}, public: map[string]bool{},
 	}
