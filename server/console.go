@@ -136,9 +136,9 @@ func (s *Server) consoleRoutes() []consoleRoute {
 
 		{http.MethodGet, prj + "/webhooks", viewer, s.consoleWebhooks},
 		{http.MethodPost, prj + "/webhooks", developer, s.consoleSetWebhook},
-		{http.MethodGet, prj + "/webhooks/deliveries", viewer, s.consoleDeliveries},
-		{http.MethodGet, prj + "/webhooks/deliveries/:id", viewer, s.consoleDelivery},
-		{http.MethodPost, prj + "/webhooks/deliveries/:id/replay", developer, s.consoleReplayDelivery},
+		{http.MethodGet, prj + "/deliveries", viewer, s.consoleDeliveries},
+		{http.MethodGet, prj + "/deliveries/:id", viewer, s.consoleDelivery},
+		{http.MethodPost, prj + "/deliveries/:id/replay", developer, s.consoleReplayDelivery},
 		{http.MethodPost, prj + "/webhooks/replay", developer, s.consoleReplaySince},
 		{http.MethodGet, prj + "/webhooks/:id/secret", developer, s.consoleWebhookSecret},
 		{http.MethodPost, prj + "/webhooks/:id/enable", developer, s.consoleEnableWebhook(true)},

@@ -121,7 +121,7 @@ var _ = Describe("Console sign-in", func() {
 		c := newConsoleClient()
 		Expect(c.login("new.person@example.com", otp, "")).To(HaveStatus(http.StatusOK))
 		Expect(c.me["user"]).To(HaveKeyWithValue("password_change_required", true))
-		Expect(c.get("/projects/"+t.ProjectID+"/keys")).To(HaveError(http.StatusForbidden, "password_change_required"))
+		Expect(c.get("/projects/" + t.ProjectID + "/keys")).To(HaveError(http.StatusForbidden, "password_change_required"))
 		Expect(c.post("/me/password", map[string]any{"current_password": otp, "new_password": "short"})).To(HaveFieldError("new_password"))
 		Expect(c.post("/me/password", map[string]any{"current_password": "wrong", "new_password": "a much longer password"})).
 			To(HaveFieldError("current_password"))

@@ -110,7 +110,7 @@ var _ = Describe("Console roles", func() {
 			return c.post(f.prj("/webhooks/replay"), map[string]any{"since": time.Now().Add(-time.Hour).Format(time.RFC3339)})
 		}),
 		Entry("read the delivery log", store.RoleViewer, http.StatusOK, func(c *consoleClient, f *roleFixture) *response {
-			return c.get(f.prj("/webhooks/deliveries"))
+			return c.get(f.prj("/deliveries"))
 		}),
 		Entry("read the API log", store.RoleViewer, http.StatusOK, func(c *consoleClient, f *roleFixture) *response {
 			return c.get(f.prj("/logs"))
