@@ -150,6 +150,7 @@ func (s *Server) consoleRoutes() []consoleRoute {
 		{http.MethodGet, prj + "/logs/:id", viewer, s.consoleLog},
 		{http.MethodGet, prj + "/usage", viewer, s.consoleUsage},
 		{http.MethodPost, prj + "/sim/verdicts", developer, s.consoleSimVerdict},
+		{http.MethodGet, prj + "/accounts/:account/review", viewer, s.consoleAccountReview},
 
 		// The public API's operations, on the project, with the session's role: viewers read.
 		{bridgeAny, prj + "/api/*", viewer, s.consoleBridge},

@@ -417,6 +417,10 @@ var _ = Describe("Console bridge to the public API", func() {
 		Expect(r.JSON()).To(Equal(map[string]any{"id": tfc, "status": "rejected", "previous_status": "in_review", "changed": true}))
 		got := c.get(prj("/api/toll_free_campaigns/" + tfc)).JSON()
 		Expect(got).To(HaveKeyWithValue("status", "rejected"))
+		review := c.get(prj("/accounts/" + f.account + "/review")).JSON()
+		Expect(review).To(HaveKeyWithValue("archived_at", BeNil()))
+		Expect(review["campaigns"]).To(ContainElement(SatisfyAll(HaveKeyWithValue("id", tfc), HaveKeyWithValue("kind", "toll_free"),
+			HaveKeyWithValue("rejection_reason", "sample lacks opt-out language"), HaveKeyWithValue("phone_number", HavePrefix("+1")))))
 		Expect(c.post(prj("/sim/verdicts"), map[string]any{"id": tfc, "verdict": "approve"}).JSON()).To(HaveKeyWithValue("changed", false))
 		approved := f.reviewed()
 		Expect(c.post(prj("/sim/verdicts"), map[string]any{"id": approved, "verdict": "approve"}).JSON()).To(HaveKeyWithValue("status", "active"))
@@ -425,6 +429,7 @@ var _ = Describe("Console bridge to the public API", func() {
 		other := &roleFixture{t: newTenant()}
 		other.account = other.t.createAccount("Theirs")
 		Expect(c.post(prj("/sim/verdicts"), map[string]any{"id": other.reviewed(), "verdict": "approve"})).To(HaveError(http.StatusNotFound, "not_found"))
+		Expect(c.get(prj("/accounts/" + other.account + "/review"))).To(HaveError(http.StatusNotFound, "not_found"))
 		Expect(c.post(prj("/sim/verdicts"), map[string]any{"id": "cpn_x", "verdict": "maybe"})).To(HaveFieldError("verdict"))
 		Expect(c.post(prj("/sim/verdicts"), map[string]any{"id": "acct_x", "verdict": "approve"})).To(HaveFieldError("id"))
 	})

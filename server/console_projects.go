@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"sort"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -207,4 +208,50 @@ func (s *Server) consoleRevokeKey(c echo.Context, cx *consoleCtx) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, keyOut(k, nil))
+}
+
+// reviewCampaignJSON is a 10DLC campaign or toll-free verification with what the public API does
+// not show: its rejection reason and carrier.
+type reviewCampaignJSON struct {
+	ID              string    `json:"id"`
+	Kind            string    `json:"kind"`
+	Status          string    `json:"status"`
+	RejectionReason *string   `json:"rejection_reason"`
+	Description     string    `json:"description"`
+	UseCases        []string  `json:"use_cases"`
+	PhoneNumberID   *string   `json:"phone_number_id"`
+	PhoneNumber     *string   `json:"phone_number"`
+	Carrier         string    `json:"carrier"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+}
+
+// consoleAccountReview is an account's archive state and its campaigns of both kinds, newest
+// first, with their rejection reasons.
+func (s *Server) consoleAccountReview(c echo.Context, cx *consoleCtx) error {
+	r, err := s.console.core.Operator.ReviewAccount(c.Request().Context(), cx.projectID, c.Param("account"))
+	if err != nil {
+		return err
+	}
+	out := make([]reviewCampaignJSON, 0, len(r.Campaigns)+len(r.TollFree))
+	for _, cp := range r.Campaigns {
+		out = append(out, reviewCampaignJSON{ID: cp.ID, Kind: "10dlc", Status: cp.Status, RejectionReason: cp.RejectionReason,
+			Description: cp.Params.Description, UseCases: orEmptyList(cp.Params.UseCases), Carrier: cp.Carrier,
+			CreatedAt: cp.CreatedAt, UpdatedAt: cp.UpdatedAt})
+	}
+	for _, t := range r.TollFree {
+		number := r.Numbers[t.PhoneNumberID]
+		out = append(out, reviewCampaignJSON{ID: t.ID, Kind: "toll_free", Status: t.Status, RejectionReason: t.RejectionReason,
+			Description: t.Params.Description, UseCases: orEmptyList(t.Params.UseCases), PhoneNumberID: &t.PhoneNumberID,
+			PhoneNumber: &number, Carrier: t.Carrier, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.After(out[j].CreatedAt) })
+	return c.JSON(http.StatusOK, map[string]any{"id": r.Account.ID, "archived_at": r.Account.ArchivedAt, "campaigns": out})
+}
+
+func orEmptyList(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

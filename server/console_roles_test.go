@@ -139,6 +139,9 @@ var _ = Describe("Console roles", func() {
 		Entry("decide a simulated review", store.RoleDeveloper, http.StatusOK, func(c *consoleClient, f *roleFixture) *response {
 			return c.post(f.prj("/sim/verdicts"), map[string]any{"id": f.reviewed(), "verdict": "approve"})
 		}),
+		Entry("review an account's campaigns", store.RoleViewer, http.StatusOK, func(c *consoleClient, f *roleFixture) *response {
+			return c.get(f.prj("/accounts/" + f.account + "/review"))
+		}),
 		Entry("read accounts through the public API", store.RoleViewer, http.StatusOK, func(c *consoleClient, f *roleFixture) *response {
 			return c.get(f.prj("/api/accounts"))
 		}),

@@ -417,3 +417,41 @@ func (o *Operator) SimVerdict(ctx context.Context, a Actor, projectID, id string
 	}
 	return before, after, err
 }
+
+// --- Accounts --------------------------------------------------------------------------
+
+// AccountReview is what operators see of an account beyond the public API: whether it is
+// archived, and its 10DLC campaigns and toll-free verifications with their rejection reasons.
+type AccountReview struct {
+	Account   *store.Account
+	Campaigns []store.Campaign
+	// TollFree are the verifications, each with its number (E.164) in Numbers.
+	TollFree []store.TollFreeCampaign
+	Numbers  map[string]string
+}
+
+// ReviewAccount returns an account's review: its latest 100 campaigns of each kind.
+func (o *Operator) ReviewAccount(ctx context.Context, projectID, accountID string) (*AccountReview, error) {
+	a, err := o.store.GetAccount(ctx, projectID, accountID)
+	if err != nil {
+		return nil, err
+	}
+	r := &AccountReview{Account: a, Numbers: map[string]string{}}
+	if r.Campaigns, _, err = o.store.ListCampaigns(ctx, projectID, accountID, store.Page{Limit: 100}); err != nil {
+		return nil, err
+	}
+	if r.TollFree, _, err = o.store.ListTollFreeCampaigns(ctx, projectID, accountID, store.Page{Limit: 100}); err != nil {
+		return nil, err
+	}
+	for _, t := range r.TollFree {
+		if _, ok := r.Numbers[t.PhoneNumberID]; ok {
+			continue
+		}
+		n, err := o.store.GetPhoneNumber(ctx, projectID, t.PhoneNumberID)
+		if err != nil {
+			return nil, err
+		}
+		r.Numbers[t.PhoneNumberID] = n.Number
+	}
+	return r, nil
+}
