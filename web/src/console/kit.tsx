@@ -1,7 +1,7 @@
 // The console's building blocks on top of the shared ones (src/ui): page headers, tables, badges,
 // dialogs, forms, and buttons that say why a role cannot press them. Everything shows text as
 // text: nothing from a message, a webhook answer or a request is ever rendered as HTML.
-import type { ComponentChildren, JSX } from 'preact'
+import type { ComponentChildren, TargetedEvent } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError } from './api'
 import type { Role } from './api'
@@ -274,7 +274,7 @@ export function Pager({ prev, next, onPrev, onNext }: { prev: boolean; next: boo
   )
 }
 
-export type InputEvent = JSX.TargetedEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, Event>
+export type InputEvent = TargetedEvent<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, Event>
 
 /** The value of an input's event. */
 export const val = (e: InputEvent) => e.currentTarget.value
