@@ -1,18 +1,13 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/switchboard/switchboard/server"
@@ -90,16 +85,7 @@ func (c *consoleClient) login(email, password, code string) *response {
 // pages do: same origin, the session cookie, JSON, and the CSRF token on changes. headers are
 // name, value pairs that override (an empty value removes the header).
 func (c *consoleClient) do(method, path string, body any, headers ...string) *response {
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		ExpectWithOffset(1, err).NotTo(HaveOccurred())
-		rd = bytes.NewReader(j)
-	}
+	rd := requestBody(body)
 	req := httptest.NewRequest(method, "https://switchboard.test"+server.ConsoleAPIPath+path, rd)
 	req.RemoteAddr = c.ip + ":51234"
 	req.Header.Set("User-Agent", "console-spec/1.0")
@@ -114,13 +100,7 @@ func (c *consoleClient) do(method, path string, body any, headers ...string) *re
 	if c.csrf != "" && method != http.MethodGet {
 		req.Header.Set(server.CSRFHeader, c.csrf)
 	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		if headers[i+1] == "" {
-			req.Header.Del(headers[i])
-			continue
-		}
-		req.Header.Set(headers[i], headers[i+1])
-	}
+	setHeaders(req, headers)
 	rec := httptest.NewRecorder()
 	c.api.ServeHTTP(rec, req)
 	return &response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
@@ -155,5 +135,3 @@ func lastAudit(projectID string) store.AuditEntry {
 	ExpectWithOffset(1, es).To(HaveLen(1))
 	return es[0]
 }
-
-var _ = GinkgoWriter

@@ -76,20 +76,6 @@ func (s *Server) consoleLog(c echo.Context, cx *consoleCtx) error {
 	return c.JSON(http.StatusOK, apiLogOut(l))
 }
 
-// usageDayJSON is one account's usage on one day.
-type usageDayJSON struct {
-	Date             string `json:"date"`
-	AccountID        string `json:"account_id"`
-	SMSOutbound      int64  `json:"sms_outbound"`
-	SegmentsOutbound int64  `json:"segments_outbound"`
-	SMSInbound       int64  `json:"sms_inbound"`
-	SegmentsInbound  int64  `json:"segments_inbound"`
-	MMSOutbound      int64  `json:"mms_outbound"`
-	MMSInbound       int64  `json:"mms_inbound"`
-	VoiceMinutes     int64  `json:"voice_minutes"`
-	Verifications    int64  `json:"verifications"`
-}
-
 // consoleUsage reports the project's usage per account and day: ?from= and ?to= (YYYY-MM-DD,
 // both included; default the last 30 days), ?account_id=; ?format=csv downloads it as CSV.
 func (s *Server) consoleUsage(c echo.Context, cx *consoleCtx) error {
@@ -120,13 +106,11 @@ func (s *Server) consoleUsage(c echo.Context, cx *consoleCtx) error {
 		c.Response().Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 		return c.Blob(http.StatusOK, "text/csv; charset=utf-8", buf.Bytes())
 	}
-	days := make([]usageDayJSON, len(r.Days))
-	for i, d := range r.Days {
-		days[i] = usageDayJSON{Date: d.Day, AccountID: d.AccountID, SMSOutbound: d.SMSOutbound, SegmentsOutbound: d.SegmentsOutbound,
-			SMSInbound: d.SMSInbound, SegmentsInbound: d.SegmentsInbound, MMSOutbound: d.MMSOutbound, MMSInbound: d.MMSInbound,
-			VoiceMinutes: d.VoiceMinutes, Verifications: d.Verifications}
+	out, err := usageOut(r)
+	if err != nil {
+		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"from": r.From.Format(time.DateOnly), "to": r.To.Format(time.DateOnly), "data": days})
+	return c.JSON(http.StatusOK, out)
 }
 
 // consoleSimVerdict decides a review the simulated carrier holds, as its registry would:

@@ -173,18 +173,7 @@ func (r *response) String() string { return fmt.Sprintf("%d %s", r.Status, r.Bod
 // request sends a request through the whole Echo stack in-process. body may be nil, a string or
 // []byte (sent as is) or any other value (sent as JSON). headers are name, value pairs.
 func (t *tenant) request(method, path string, body any, headers ...string) *response {
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		ExpectWithOffset(1, err).NotTo(HaveOccurred())
-		rd = bytes.NewReader(j)
-	}
+	rd := requestBody(body)
 	req := httptest.NewRequest(method, "https://switchboard.test"+path, rd)
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -192,13 +181,7 @@ func (t *tenant) request(method, path string, body any, headers ...string) *resp
 	if t.Key != "" {
 		req.Header.Set("Authorization", "Bearer "+t.Key)
 	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		if headers[i+1] == "" {
-			req.Header.Del(headers[i])
-			continue
-		}
-		req.Header.Set(headers[i], headers[i+1])
-	}
+	setHeaders(req, headers)
 	rec := httptest.NewRecorder()
 	t.api.ServeHTTP(rec, req)
 	return &response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
@@ -225,6 +208,33 @@ func (t *tenant) createAccount(name string) string {
 	r := t.post("/accounts", map[string]any{"name": name})
 	ExpectWithOffset(1, r).To(HaveStatus(http.StatusCreated))
 	return r.JSON()["id"].(string)
+}
+
+// requestBody is a spec's request body: nil for none, a string or []byte as is, anything else as JSON.
+func requestBody(body any) io.Reader {
+	switch b := body.(type) {
+	case nil:
+		return nil
+	case string:
+		return strings.NewReader(b)
+	case []byte:
+		return bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		ExpectWithOffset(2, err).NotTo(HaveOccurred())
+		return bytes.NewReader(j)
+	}
+}
+
+// setHeaders applies name, value pairs to a request; an empty value removes the header.
+func setHeaders(req *http.Request, headers []string) {
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+			continue
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
 }
 
 // HaveStatus matches a response's status code, printing the body when it does not.

@@ -26,11 +26,17 @@ func (s *Server) GetUsage(ctx context.Context, req gen.GetUsageRequestObject) (g
 	if err != nil {
 		return nil, err
 	}
-	out := gen.GetUsage200JSONResponse{From: date(r.From), To: date(r.To), Data: make([]gen.UsageDay, len(r.Days))}
+	out, err := usageOut(r)
+	return gen.GetUsage200JSONResponse(out), err
+}
+
+// usageOut is a usage report as the contract's Usage (the console shows the same).
+func usageOut(r *service.UsageReport) (gen.Usage, error) {
+	out := gen.Usage{From: date(r.From), To: date(r.To), Data: make([]gen.UsageDay, len(r.Days))}
 	for i, d := range r.Days {
 		day, err := time.Parse(time.DateOnly, d.Day)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		out.Data[i] = gen.UsageDay{Date: date(day), AccountId: d.AccountID, SmsOutbound: d.SMSOutbound,
 			SegmentsOutbound: d.SegmentsOutbound, SmsInbound: d.SMSInbound, SegmentsInbound: d.SegmentsInbound,

@@ -454,9 +454,7 @@ func (c *Console) sealSecret(ctx context.Context, secret string) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	nonce := make([]byte, aead.NonceSize())
-	_, _ = rand.Read(nonce)
-	return aead.Seal(nonce, nonce, []byte(secret), nil), nil
+	return sealWith(aead, []byte(secret)), nil
 }
 
 func (c *Console) unsealSecret(ctx context.Context, sealed []byte) (string, error) {
@@ -464,14 +462,27 @@ func (c *Console) unsealSecret(ctx context.Context, sealed []byte) (string, erro
 	if err != nil {
 		return "", err
 	}
+	b, err := openWith(aead, sealed, "totp secret")
+	return string(b), err
+}
+
+// sealWith encrypts plain under aead with a fresh random nonce, which leads the result.
+func sealWith(aead cipher.AEAD, plain []byte) []byte {
+	nonce := make([]byte, aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	return aead.Seal(nonce, nonce, plain, nil)
+}
+
+// openWith decrypts what sealWith sealed; what names it in errors.
+func openWith(aead cipher.AEAD, sealed []byte, what string) ([]byte, error) {
 	if len(sealed) < aead.NonceSize() {
-		return "", errors.New("service: sealed totp secret too short")
+		return nil, fmt.Errorf("service: sealed %s too short", what)
 	}
 	b, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], nil)
 	if err != nil {
-		return "", fmt.Errorf("service: open sealed totp secret: %w", err)
+		return nil, fmt.Errorf("service: open sealed %s: %w", what, err)
 	}
-	return string(b), nil
+	return b, nil
 }
 
 func (c *Console) cipher(ctx context.Context) (cipher.AEAD, error) {

@@ -246,9 +246,7 @@ func seal(key []byte, code string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	nonce := make([]byte, aead.NonceSize())
-	_, _ = rand.Read(nonce)
-	return aead.Seal(nonce, nonce, []byte(code), nil), nil
+	return sealWith(aead, []byte(code)), nil
 }
 
 func unseal(key, sealed []byte) (string, error) {
@@ -256,14 +254,8 @@ func unseal(key, sealed []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(sealed) < aead.NonceSize() {
-		return "", errors.New("service: sealed verification code too short")
-	}
-	code, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], nil)
-	if err != nil {
-		return "", fmt.Errorf("service: open sealed verification code: %w", err)
-	}
-	return string(code), nil
+	code, err := openWith(aead, sealed, "verification code")
+	return string(code), err
 }
 
 func codeCipher(key []byte) (cipher.AEAD, error) {
