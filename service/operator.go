@@ -240,18 +240,24 @@ func (o *Operator) SetWebhookEnabled(ctx context.Context, a Actor, projectID, id
 	return e, o.Record(ctx, a, e.ProjectID, action, id, nil)
 }
 
-// WebhookDeliveries lists a project's most recent deliveries, newest first, only those in status
-// (pending, succeeded or failed) when it is not empty.
+// DeliveriesFailing selects, in WebhookDeliveries, the deliveries whose last attempt failed:
+// failed for good, or pending a retry.
+const DeliveriesFailing = "failing"
+
+// WebhookDeliveries lists a project's most recent deliveries (at most limit, default 50), newest
+// first, only those in status when it is not empty: pending, succeeded, failed, or
+// DeliveriesFailing.
 func (o *Operator) WebhookDeliveries(ctx context.Context, projectID, status string, limit int) ([]store.WebhookDelivery, error) {
-	switch status {
-	case "", store.DeliveryPending, store.DeliverySucceeded, store.DeliveryFailed:
-	default:
-		return nil, Invalid("status", "must be pending, succeeded or failed")
-	}
-	if limit <= 0 || limit > 200 {
+	if limit <= 0 {
 		limit = 50
 	}
-	return o.store.ListWebhookDeliveries(ctx, projectID, status, limit)
+	switch status {
+	case DeliveriesFailing:
+		return o.webhooks.Deliveries(ctx, projectID, true, limit)
+	case "", store.DeliveryPending, store.DeliverySucceeded, store.DeliveryFailed:
+		return o.store.ListWebhookDeliveries(ctx, projectID, status, limit)
+	}
+	return nil, Invalid("status", "must be pending, succeeded, failed or failing")
 }
 
 // WebhookDelivery returns one of a project's deliveries with its endpoint and event.

@@ -107,7 +107,8 @@ func (a *app) rootCommand() *cobra.Command {
 		c.GroupID = "run"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{a.projectCommand(), a.keyCommand(), a.logsCommand(), a.webhookCommand(), a.simCommand(), a.smppCommand()} {
+	for _, c := range []*cobra.Command{a.projectCommand(), a.keyCommand(), a.logsCommand(), a.webhookCommand(), a.usageCommand(),
+		a.consoleCommand(), a.simCommand(), a.smppCommand()} {
 		c.GroupID = "ops"
 		root.AddCommand(c)
 	}

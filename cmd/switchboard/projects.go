@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -26,8 +27,8 @@ func (a *app) projectCommand() *cobra.Command {
 			if strings.TrimSpace(name) == "" {
 				return errors.New("project create: --name is required")
 			}
-			return a.withStore(cmd, true, func(ctx context.Context, st *store.Store) error {
-				p, err := st.CreateProject(ctx, name)
+			return a.withCore(cmd, func(ctx context.Context, core *service.Core) error {
+				p, err := core.Operator.CreateProject(ctx, a.actor(), name)
 				if err != nil {
 					return err
 				}
@@ -43,8 +44,8 @@ func (a *app) projectCommand() *cobra.Command {
 		Example: "  switchboard project list\n  switchboard project list --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withStore(cmd, true, func(ctx context.Context, st *store.Store) error {
-				ps, err := st.ListProjects(ctx)
+			return a.withCore(cmd, func(ctx context.Context, core *service.Core) error {
+				ps, err := core.Operator.Projects(ctx)
 				if err != nil {
 					return err
 				}
@@ -75,8 +76,8 @@ func (a *app) projectCommand() *cobra.Command {
 			Example: "  switchboard project " + verb + " prj_01jtp4dsdq6de56aa0tfm2e5b3",
 			Args:    exactlyOne("project id"),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return a.withStore(cmd, true, func(ctx context.Context, st *store.Store) error {
-					p, err := st.SetProjectLocked(ctx, args[0], locked)
+				return a.withCore(cmd, func(ctx context.Context, core *service.Core) error {
+					p, err := core.Operator.SetProjectLocked(ctx, a.actor(), args[0], locked)
 					if err != nil {
 						return lookupError(err, "project", args[0])
 					}
@@ -87,7 +88,16 @@ func (a *app) projectCommand() *cobra.Command {
 			},
 		}
 	}
-	return group("project", "Create, list, lock and unlock projects", create, list, lock(true), lock(false))
+	return a.domainGroup(group("project", "Create, list, lock and unlock projects", create, list, lock(true), lock(false)))
+}
+
+// domainGroup registers the domain's settings on a group's commands, which act through the
+// domain's operator operations (service.Operator), as the console does.
+func (a *app) domainGroup(c *cobra.Command) *cobra.Command {
+	for _, sub := range c.Commands() {
+		a.settings.register(sub.Flags(), scopeDomain)
+	}
+	return c
 }
 
 func projectJSON(p *store.Project) map[string]any {
@@ -110,8 +120,8 @@ SHA-256 is stored.`,
 			if project == "" {
 				return errors.New("key create: --project is required")
 			}
-			return a.withStore(cmd, true, func(ctx context.Context, st *store.Store) error {
-				k, secret, err := st.CreateAPIKey(ctx, project, demo)
+			return a.withCore(cmd, func(ctx context.Context, core *service.Core) error {
+				k, secret, err := core.Operator.CreateKey(ctx, a.actor(), project, demo)
 				if err != nil {
 					return lookupError(err, "project", project)
 				}
@@ -135,15 +145,15 @@ SHA-256 is stored.`,
 			if listProject == "" {
 				return errors.New("key list: --project is required")
 			}
-			return a.withStore(cmd, true, func(ctx context.Context, st *store.Store) error {
-				ks, err := st.ListAPIKeys(ctx, listProject)
+			return a.withCore(cmd, func(ctx context.Context, core *service.Core) error {
+				ks, err := core.Operator.Keys(ctx, listProject)
 				if err != nil {
-					return err
+					return lookupError(err, "project", listProject)
 				}
 				out := make([]map[string]any, 0, len(ks))
 				for _, k := range ks {
 					out = append(out, map[string]any{"id": k.ID, "project_id": k.ProjectID, "kind": k.Kind, "hint": k.Hint,
-						"created_at": k.CreatedAt, "revoked_at": k.RevokedAt})
+						"created_at": k.CreatedAt, "last_used_at": k.LastUsedAt, "revoked_at": k.RevokedAt})
 				}
 				return a.print(out, func(w io.Writer) {
 					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -168,8 +178,8 @@ SHA-256 is stored.`,
 		Example: "  switchboard key revoke key_01jtp4dsdq6de56aa0tfm2e5b3",
 		Args:    exactlyOne("key id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withStore(cmd, true, func(ctx context.Context, st *store.Store) error {
-				k, err := st.RevokeAPIKey(ctx, args[0])
+			return a.withCore(cmd, func(ctx context.Context, core *service.Core) error {
+				k, err := core.Operator.RevokeKey(ctx, a.actor(), "", args[0])
 				if err != nil {
 					return lookupError(err, "API key", args[0])
 				}
@@ -179,7 +189,7 @@ SHA-256 is stored.`,
 			})
 		},
 	}
-	return group("key", "Create, list and revoke API keys", create, list, revoke)
+	return a.domainGroup(group("key", "Create, list and revoke API keys", create, list, revoke))
 }
 
 // logsCommand is `switchboard logs --project prj_…`.
@@ -197,8 +207,8 @@ API key and request id of every authenticated request (kept for --retention-api-
 			if project == "" {
 				return errors.New("logs: --project is required")
 			}
-			return a.withStore(cmd, true, func(ctx context.Context, st *store.Store) error {
-				logs, err := st.ListAPILogs(ctx, project, limit)
+			return a.withCore(cmd, func(ctx context.Context, core *service.Core) error {
+				logs, err := recentLogs(ctx, core.Operator, project, limit)
 				if err != nil {
 					return err
 				}
@@ -221,5 +231,27 @@ API key and request id of every authenticated request (kept for --retention-api-
 	}
 	c.Flags().StringVar(&project, "project", "", "the project's id (required)")
 	c.Flags().IntVar(&limit, "limit", 50, "how many of the most recent requests")
+	a.settings.register(c.Flags(), scopeDomain)
 	return c
+}
+
+// recentLogs pages through a project's API log, newest first, until it has limit requests.
+func recentLogs(ctx context.Context, op *service.Operator, project string, limit int) ([]store.APILog, error) {
+	out := []store.APILog{}
+	page := store.Page{Limit: 100}
+	for len(out) < limit {
+		logs, cur, err := op.APILogs(ctx, project, service.APILogQuery{}, page)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, logs...)
+		if cur.Next == nil {
+			break
+		}
+		page.After = *cur.Next
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
 }

@@ -191,9 +191,12 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 		stop := serveMetrics(ls.metrics, api.Metrics(), log)
 		defer stop()
 	}
-	var secret, projectID string
+	var secret, projectID, consolePassword string
 	if devKey {
 		if projectID, secret, err = a.localKey(ctx, st); err != nil {
+			return err
+		}
+		if consolePassword, err = a.devConsole(ctx, core, projectID); err != nil {
 			return err
 		}
 	}
@@ -205,6 +208,7 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 			"database", string(st.Dialect()), "version", currentBuild().Version)
 		if devKey {
 			printDevBanner(a.stdout, addr, ls.certFile, projectID, secret, filepath.Join(cfg.DataDir, devKeyFile))
+			printConsoleBanner(a.stdout, addr, consolePassword)
 		}
 	})
 	log.Info("shutting down", "reason", context.Cause(ctx))

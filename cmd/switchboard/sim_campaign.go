@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard/switchboard/carriers"
-	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
@@ -39,19 +36,13 @@ func (a *app) simCampaign() *cobra.Command {
 			}
 			return a.withCore(cmd, func(ctx context.Context, core *service.Core) error {
 				id := args[1]
-				before, err := campaignStatus(ctx, core.Store, id)
-				if err != nil {
-					return err
-				}
-				v := &carriers.Verdict{Reference: id, Approved: args[0] == "approve"}
-				if !v.Approved {
-					v.Reason = reason
-				}
-				if err := core.Reports.Report(ctx, carriers.Report{Carrier: sim.Name, Verdict: v}); err != nil {
-					return err
-				}
-				after, err := campaignStatus(ctx, core.Store, id)
-				if err != nil {
+				before, after, err := core.Operator.SimVerdict(ctx, a.actor(), "", id, args[0] == "approve", reason)
+				switch {
+				case errors.Is(err, &service.Error{Type: service.TypeValidation}):
+					return fmt.Errorf("%q is not a campaign id (cpn_…) or toll-free campaign id (tfc_…)\n%s", id, simCampaignUsage)
+				case errors.Is(err, store.ErrNotFound):
+					return fmt.Errorf("no campaign %s", id)
+				case err != nil:
 					return err
 				}
 				return a.print(map[string]any{"id": id, "status": after, "changed": after != before}, func(w io.Writer) {
@@ -66,30 +57,4 @@ func (a *app) simCampaign() *cobra.Command {
 	}
 	c.Flags().StringVar(&reason, "reason", "rejected by the operator", "the rejection reason (reject only)")
 	return c
-}
-
-// campaignStatus is the status of a campaign or toll-free campaign of any project.
-func campaignStatus(ctx context.Context, st *store.Store, id string) (string, error) {
-	var (
-		status string
-		err    error
-	)
-	switch {
-	case strings.HasPrefix(id, store.PrefixCampaign+"_"):
-		var c *store.Campaign
-		if c, err = st.CampaignByID(ctx, id); err == nil {
-			status = c.Status
-		}
-	case strings.HasPrefix(id, store.PrefixTollFreeCampaign+"_"):
-		var t *store.TollFreeCampaign
-		if t, err = st.TollFreeCampaignByID(ctx, id); err == nil {
-			status = t.Status
-		}
-	default:
-		return "", fmt.Errorf("%q is not a campaign id (cpn_…) or toll-free campaign id (tfc_…)\n%s", id, simCampaignUsage)
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return "", fmt.Errorf("no campaign %s", id)
-	}
-	return status, err
 }

@@ -30,9 +30,9 @@ func (a *app) webhookCommand() *cobra.Command {
 	return c
 }
 
-// withWebhooks runs fn with the domain's webhooks.
-func (a *app) withWebhooks(cmd *cobra.Command, fn func(context.Context, *service.Webhooks) error) error {
-	return a.withCore(cmd, func(ctx context.Context, core *service.Core) error { return fn(ctx, core.Webhooks) })
+// withOperator runs fn with the domain's operator operations, the console's too.
+func (a *app) withOperator(cmd *cobra.Command, fn func(context.Context, *service.Operator) error) error {
+	return a.withCore(cmd, func(ctx context.Context, core *service.Core) error { return fn(ctx, core.Operator) })
 }
 
 func (a *app) webhookSet() *cobra.Command {
@@ -56,8 +56,8 @@ and enables it, keeping its secret.`,
 					types = append(types, t)
 				}
 			}
-			return a.withWebhooks(cmd, func(ctx context.Context, wh *service.Webhooks) error {
-				e, err := wh.SetEndpoint(ctx, project, endpointURL, types)
+			return a.withOperator(cmd, func(ctx context.Context, op *service.Operator) error {
+				e, err := op.SetWebhook(ctx, a.actor(), project, endpointURL, types)
 				if err != nil {
 					return lookupError(err, "project", project)
 				}
@@ -87,8 +87,8 @@ func (a *app) webhookList() *cobra.Command {
 			if project == "" {
 				return errors.New("webhook list: --project is required")
 			}
-			return a.withWebhooks(cmd, func(ctx context.Context, wh *service.Webhooks) error {
-				es, err := wh.Endpoints(ctx, project)
+			return a.withOperator(cmd, func(ctx context.Context, op *service.Operator) error {
+				es, err := op.Webhooks(ctx, project)
 				if err != nil {
 					return err
 				}
@@ -122,8 +122,8 @@ func (a *app) webhookRotate() *cobra.Command {
 		Example: "  switchboard webhook rotate-secret whe_01h455vb4pex5vsknk084sn02q",
 		Args:    exactlyOne("endpoint id (whe_…)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWebhooks(cmd, func(ctx context.Context, wh *service.Webhooks) error {
-				e, err := wh.RotateSecret(ctx, args[0])
+			return a.withOperator(cmd, func(ctx context.Context, op *service.Operator) error {
+				e, err := op.RotateWebhookSecret(ctx, a.actor(), "", args[0])
 				if err != nil {
 					return lookupError(err, "webhook endpoint", args[0])
 				}
@@ -148,8 +148,8 @@ func (a *app) webhookEnable(enable bool) *cobra.Command {
 		Example: "  switchboard webhook " + verb + " whe_01h455vb4pex5vsknk084sn02q",
 		Args:    exactlyOne("endpoint id (whe_…)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withWebhooks(cmd, func(ctx context.Context, wh *service.Webhooks) error {
-				e, err := wh.SetEnabled(ctx, args[0], enable)
+			return a.withOperator(cmd, func(ctx context.Context, op *service.Operator) error {
+				e, err := op.SetWebhookEnabled(ctx, a.actor(), "", args[0], enable)
 				if err != nil {
 					return lookupError(err, "webhook endpoint", args[0])
 				}
@@ -173,8 +173,12 @@ func (a *app) webhookDeliveries() *cobra.Command {
 			if project == "" {
 				return errors.New("webhook deliveries: --project is required")
 			}
-			return a.withWebhooks(cmd, func(ctx context.Context, wh *service.Webhooks) error {
-				ds, err := wh.Deliveries(ctx, project, failed, limit)
+			return a.withOperator(cmd, func(ctx context.Context, op *service.Operator) error {
+				status := ""
+				if failed {
+					status = service.DeliveriesFailing
+				}
+				ds, err := op.WebhookDeliveries(ctx, project, status, limit)
 				if err != nil {
 					return err
 				}
@@ -211,16 +215,16 @@ endpoint, an event (evt_…) to every enabled endpoint subscribed to its type, o
 					return err
 				}
 			}
-			return a.withWebhooks(cmd, func(ctx context.Context, wh *service.Webhooks) error {
+			return a.withOperator(cmd, func(ctx context.Context, op *service.Operator) error {
 				var (
 					ds  []store.WebhookDelivery
 					err error
 				)
 				if len(args) == 1 {
-					ds, err = wh.Replay(ctx, args[0])
+					ds, err = op.ReplayWebhook(ctx, a.actor(), "", args[0])
 					err = lookupError(err, "delivery or event", args[0])
 				} else {
-					ds, err = wh.ReplaySince(ctx, project, t)
+					ds, err = op.ReplayWebhooksSince(ctx, a.actor(), project, t)
 				}
 				if err != nil {
 					return err
