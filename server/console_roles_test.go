@@ -165,6 +165,13 @@ var _ = Describe("Console roles", func() {
 		Expect(owner.get(f.prj("/keys"))).To(HaveError(http.StatusNotFound, "not_found"), "no longer a member")
 	})
 
+	It("lets only an owner of some project create projects", func() {
+		for _, role := range []string{store.RoleViewer, store.RoleDeveloper} {
+			Expect(users[role].post("/projects", map[string]any{"name": "Side project"})).To(HaveError(http.StatusForbidden, "forbidden"), role)
+		}
+		Expect(users[store.RoleOwner].post("/projects", map[string]any{"name": "Side project"})).To(HaveStatus(http.StatusCreated))
+	})
+
 	It("validates roles and emails of new members", func() {
 		owner := users[store.RoleOwner]
 		Expect(owner.post(f.prj("/members"), map[string]any{"email": "x@example.com", "role": "admin"})).To(HaveFieldError("role"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,11 +52,22 @@ func (o *Operator) Audit(ctx context.Context, projectID string, p store.Page) ([
 
 // --- Projects --------------------------------------------------------------------------
 
-// CreateProject creates a project; a console user who creates one becomes its owner.
+// CreateProject creates a project. A console user may create one when they own a project
+// already (a viewer or developer elsewhere may not: a project mints keys that send on the
+// installation's carriers), and becomes its owner.
 func (o *Operator) CreateProject(ctx context.Context, a Actor, name string) (*store.Project, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 100 {
 		return nil, Invalid("name", "must be 1 to 100 characters")
+	}
+	if a.UserID != "" {
+		ms, err := o.store.Memberships(ctx, a.UserID)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(ms, func(m store.Membership) bool { return m.Role == store.RoleOwner }) {
+			return nil, &Error{Type: TypeForbidden, Message: "Only an owner of a project may create projects."}
+		}
 	}
 	var p *store.Project
 	err := o.store.Tx(ctx, func(tx *store.Store) error {
