@@ -26,7 +26,7 @@ func (s *Server) CreateCampaign(ctx context.Context, req gen.CreateCampaignReque
 		UseCases: strs(b.UseCases), Description: b.Description, MessageSamples: b.MessageSamples, ConsentFlow: b.ConsentFlow,
 		Includes: strs(b.Includes), PrivacyPolicyURL: b.PrivacyPolicyUrl, TermsAndConditionsURL: b.TermsAndConditionsUrl,
 		LinkSample: b.LinkSample, Volume: (*string)(b.Volume),
-	}, b.TcrId)
+	}, b.TcrId, string(deref(b.Carrier)))
 	if err != nil {
 		return nil, err
 	}

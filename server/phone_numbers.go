@@ -20,10 +20,11 @@ func phoneNumberOut(n *store.PhoneNumber) gen.PhoneNumber {
 	return out
 }
 
-// ListAvailablePhoneNumbers searches the default carrier's inventory.
+// ListAvailablePhoneNumbers searches a carrier's inventory (the default one unless named).
 func (s *Server) ListAvailablePhoneNumbers(ctx context.Context, req gen.ListAvailablePhoneNumbersRequestObject) (gen.ListAvailablePhoneNumbersResponseObject, error) {
 	p := req.Params
-	q := service.NumberSearch{Type: string(p.Type), Country: string(deref(p.Country)), AreaCode: deref(p.AreaCode), Limit: deref(p.Limit)}
+	q := service.NumberSearch{Type: string(p.Type), Country: string(deref(p.Country)), AreaCode: deref(p.AreaCode), Limit: deref(p.Limit),
+		Carrier: string(deref(p.Carrier))}
 	found, err := s.numbers.Available(ctx, principal(ctx).ProjectID, req.AccountId, q)
 	if err != nil {
 		return nil, err
@@ -40,7 +41,7 @@ func (s *Server) PurchasePhoneNumber(ctx context.Context, req gen.PurchasePhoneN
 	b := req.Body
 	n, err := s.numbers.Purchase(ctx, principal(ctx).ProjectID, req.AccountId, service.Purchase{
 		Number: deref(b.PhoneNumber), AreaCode: deref(b.AreaCode), Type: string(deref(b.Type)), Country: string(deref(b.Country)),
-		Latitude: b.Latitude, Longitude: b.Longitude, Name: b.Name,
+		Latitude: b.Latitude, Longitude: b.Longitude, Name: b.Name, Carrier: string(deref(b.Carrier)),
 	})
 	if err != nil {
 		return nil, err

@@ -109,13 +109,17 @@ func (f CampaignFields) checkCreate(tcrID *string) error {
 	return nil
 }
 
-// CreateCampaign registers a 10DLC campaign for an account with the default carrier's registry:
-// the standard registration fields, or only tcrID to import a campaign registered elsewhere.
-func (n *Numbers) CreateCampaign(ctx context.Context, projectID, accountID string, f CampaignFields, tcrID *string) (*store.Campaign, error) {
+// CreateCampaign registers a 10DLC campaign for an account with the registry of the named carrier
+// (the default one when carrier is empty): the standard registration fields, or only tcrID to
+// import a campaign registered elsewhere.
+func (n *Numbers) CreateCampaign(ctx context.Context, projectID, accountID string, f CampaignFields, tcrID *string, carrier string) (*store.Campaign, error) {
 	if err := f.checkCreate(tcrID); err != nil {
 		return nil, err
 	}
-	reg, err := n.cfg.Carriers.Registry("")
+	if err := n.knownCarrier(carrier); err != nil {
+		return nil, err
+	}
+	reg, err := n.cfg.Carriers.Registry(carrier)
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,8 @@ type NumberSearch struct {
 	Near *carriers.Location
 	// Limit caps the answer. Defaults to 25.
 	Limit int
+	// Carrier names the carrier to search. Defaults to the installation's default carrier.
+	Carrier string
 }
 
 // Purchase says which number to buy: exactly Number, or the first available one of Type in
@@ -94,6 +96,8 @@ type NumberSearch struct {
 type Purchase struct {
 	Number, AreaCode, Type, Country string
 	Latitude, Longitude             *float64
+	// Carrier names the carrier to buy from. Defaults to the installation's default carrier.
+	Carrier string
 	// Name defaults to the number in its national format, "(415) 555-0100".
 	Name *string
 }
@@ -137,7 +141,7 @@ func (n *Numbers) Available(ctx context.Context, projectID, accountID string, q 
 	if _, err := n.cfg.Store.GetAccount(ctx, projectID, accountID); err != nil {
 		return nil, err
 	}
-	inv, err := n.cfg.Carriers.Inventory("")
+	inv, err := n.inventory(q.Carrier)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +200,7 @@ func (n *Numbers) Purchase(ctx context.Context, projectID, accountID string, p P
 	if a.ArchivedAt != nil {
 		return nil, archived(a)
 	}
-	inv, err := n.cfg.Carriers.Inventory("")
+	inv, err := n.inventory(p.Carrier)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +230,23 @@ func (n *Numbers) Purchase(ctx context.Context, projectID, accountID string, p P
 		where = " near that place"
 	}
 	return nil, Errorf(TypeNumberNotAvailable, "no %s number is available%s", typeWords(typ), where)
+}
+
+// inventory is the number inventory of the named carrier (the default one when name is empty); a
+// carrier the installation does not run is a validation error on carrier.
+func (n *Numbers) inventory(name string) (carriers.NumberInventory, error) {
+	if err := n.knownCarrier(name); err != nil {
+		return nil, err
+	}
+	return n.cfg.Carriers.Inventory(name)
+}
+
+// knownCarrier refuses the name of a carrier the installation does not run.
+func (n *Numbers) knownCarrier(name string) error {
+	if _, err := n.cfg.Carriers.Get(name); err != nil {
+		return Invalid("carrier", "is not a carrier of this installation")
+	}
+	return nil
 }
 
 // candidates are the numbers a purchase may take, best first.

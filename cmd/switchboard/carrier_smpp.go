@@ -57,21 +57,11 @@ func (s *SMPPConfig) Validate() error {
 	return nil
 }
 
-// smppCarriers builds the adapters of SWITCHBOARD_CARRIER=smpp: SMPP, the default, then the
-// simulated carrier, so that numbers the installation took while it ran on the simulator
-// (phone_numbers.carrier = sim) keep working after the switch. The SMPP adapter binds only once
-// serve starts it (startCarriers), so operator commands never bind.
-func smppCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.Logger) ([]carriers.Carrier, error) {
-	c, err := smpp.New(smpp.Config{Addr: cfg.SMPP.Addr, SystemID: cfg.SMPP.SystemID, Password: cfg.SMPP.Password,
+// smppCarrier builds the SMPP adapter. It binds only once serve starts it (startCarriers), so
+// operator commands never bind.
+func smppCarrier(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.Logger) (carriers.Carrier, error) {
+	return smpp.New(smpp.Config{Addr: cfg.SMPP.Addr, SystemID: cfg.SMPP.SystemID, Password: cfg.SMPP.Password,
 		Window: cfg.SMPP.Window, Throughput: cfg.SMPP.Throughput, Store: st.SMPP(), Reporter: r, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	s, err := simCarrierOf(cfg, st, r, log)
-	if err != nil {
-		return nil, err
-	}
-	return []carriers.Carrier{c, s}, nil
 }
 
 // smppOf is the assembled domain's SMPP adapter, or nil.

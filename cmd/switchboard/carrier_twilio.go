@@ -58,20 +58,10 @@ func (t TwilioConfig) Validate() error {
 	return nil
 }
 
-// twilioCarriers builds the adapters of SWITCHBOARD_CARRIER=twilio: Twilio, the default, then
-// the simulated carrier, so that numbers the installation took while it ran on the simulator
-// (phone_numbers.carrier = sim) keep working after the switch.
-func twilioCarriers(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.Logger) ([]carriers.Carrier, error) {
-	tw, err := twilio.New(twilio.Config{AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken,
+// twilioCarrier builds the Twilio adapter.
+func twilioCarrier(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.Logger) (carriers.Carrier, error) {
+	return twilio.New(twilio.Config{AccountSID: cfg.Twilio.AccountSID, AuthToken: cfg.Twilio.AuthToken,
 		APIBase: cfg.Twilio.APIBase, MessagingAPIBase: cfg.Twilio.MessagingAPIBase, TrustHubAPIBase: cfg.Twilio.TrustHubAPIBase,
 		PrimaryCustomerProfileSID: cfg.Twilio.PrimaryCustomerProfileSID, NotificationEmail: cfg.Twilio.NotificationEmail,
 		PublicURL: cfg.PublicURL, Store: st.Twilio(), Reporter: r, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	s, err := simCarrierOf(cfg, st, r, log)
-	if err != nil {
-		return nil, err
-	}
-	return []carriers.Carrier{tw, s}, nil
 }

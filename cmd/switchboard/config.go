@@ -8,9 +8,11 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/switchboard/switchboard/carriers/telnyx"
 	"github.com/switchboard/switchboard/carriers/twilio"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
@@ -54,8 +56,12 @@ type Config struct {
 	// of 0 disables it.
 	RateLimit float64
 	RateBurst int
-	// Carrier is the default carrier adapter: sim, twilio or smpp. Defaults to sim.
+	// Carrier lists the carrier adapters to run, comma-separated (sim, twilio, telnyx, smpp), the
+	// first providing new numbers and campaigns unless a request names another; the simulated
+	// carrier always runs beside them. Defaults to sim.
 	Carrier string
+	// Carriers is Carrier as a list.
+	Carriers []string
 	// SimReviewDelay is how long the simulated carrier takes to review a campaign. Defaults to 2s.
 	SimReviewDelay time.Duration
 	// SimLatency is how long after a submission the simulated carrier's receipt arrives.
@@ -81,6 +87,8 @@ type Config struct {
 	JobRetention time.Duration
 	// Twilio configures the Twilio adapter (see carrier_twilio.go); required when Carrier is twilio.
 	Twilio TwilioConfig
+	// Telnyx configures the Telnyx adapter (see carrier_telnyx.go); required when Carrier lists telnyx.
+	Telnyx TelnyxConfig
 	// SMPP configures the SMPP adapter (see carrier_smpp.go); required when Carrier is smpp.
 	SMPP SMPPConfig
 
@@ -159,7 +167,15 @@ func newSettings(c *Config) settings {
 		{name: "retention-jobs", def: "1h", scope: scopeServe, value: duration(&c.JobRetention),
 			usage: "how long completed and cancelled jobs are kept (failed ones a week)"},
 		{name: "carrier", def: "sim", scope: scopeServe, value: str(&c.Carrier),
-			usage: "default carrier adapter: sim, twilio or smpp"},
+			usage: "carrier adapters, comma-separated (sim, twilio, telnyx, smpp); the first provides new numbers and campaigns"},
+		{name: "telnyx-api-key", scope: scopeServe, secret: true, value: str(&c.Telnyx.APIKey),
+			usage: "Telnyx API key"},
+		{name: "telnyx-public-key", scope: scopeServe, value: str(&c.Telnyx.PublicKey),
+			usage: "Telnyx account's public key (base64 Ed25519) that verifies its webhooks"},
+		{name: "telnyx-messaging-profile-id", scope: scopeServe, value: str(&c.Telnyx.MessagingProfileID),
+			usage: "Telnyx messaging profile that messages are sent with and numbers ordered into"},
+		{name: "telnyx-api-base", def: telnyx.DefaultAPIBase, scope: scopeServe, value: str(&c.Telnyx.APIBase),
+			usage: "Telnyx API base URL"},
 		{name: "twilio-account-sid", scope: scopeServe, value: str(&c.Twilio.AccountSID),
 			usage: "Twilio account SID, AC…"},
 		{name: "twilio-auth-token", scope: scopeServe, secret: true, value: str(&c.Twilio.AuthToken),
@@ -358,14 +374,28 @@ func (c *Config) validateServe(ss settings) error {
 	if c.TLSCert != "" && c.TLSKey == "" {
 		return errSetting(ss.byName("tls-key"), "is required with --tls-cert: set both, or neither for a self-signed pair")
 	}
-	switch c.Carrier {
-	case "sim":
-	case "twilio":
-		return c.Twilio.Validate()
-	case "smpp":
-		return c.SMPP.Validate()
-	default:
-		return errSetting(ss.byName("carrier"), "%q is not sim, twilio or smpp", c.Carrier)
+	c.Carriers = nil
+	for _, name := range strings.Split(c.Carrier, ",") {
+		name = strings.TrimSpace(name)
+		if slices.Contains(c.Carriers, name) {
+			return errSetting(ss.byName("carrier"), "lists %s twice", name)
+		}
+		c.Carriers = append(c.Carriers, name)
+		var err error
+		switch name {
+		case "sim":
+		case "twilio":
+			err = c.Twilio.Validate()
+		case "telnyx":
+			err = c.Telnyx.Validate()
+		case "smpp":
+			err = c.SMPP.Validate()
+		default:
+			return errSetting(ss.byName("carrier"), "%q is not sim, twilio, telnyx or smpp (or a comma-separated list of them)", name)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

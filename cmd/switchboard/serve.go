@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -268,6 +269,14 @@ func simCarrierOf(cfg *Config, st *store.Store, r carriers.Reporter, log *slog.L
 	return sim.New(sim.Config{Store: st.Sim(), Reporter: r, ReviewDelay: cfg.SimReviewDelay, Latency: latency, Logger: log})
 }
 
+// carrierBuilders build the carrier adapters an installation can configure, by name.
+var carrierBuilders = map[string]func(*Config, *store.Store, carriers.Reporter, *slog.Logger) (carriers.Carrier, error){
+	sim.Name: simCarrierOf, "twilio": twilioCarrier, "telnyx": telnyxCarrier, "smpp": smppCarrier,
+}
+
+// carrierNames lists them for messages.
+const carrierNames = "sim, twilio, telnyx or smpp"
+
 // callbackCarrier is an adapter that receives its carrier's callbacks over HTTP.
 type callbackCarrier interface {
 	carriers.Carrier
@@ -284,26 +293,29 @@ func buildCore(cfg *Config, st *store.Store, log *slog.Logger) (*service.Core, m
 		WebhookAllowPrivate: cfg.WebhookAllowPrivate, VerificationSender: cfg.VerificationSender,
 		Retention: &retention, FinishedJobRetention: cfg.JobRetention,
 		Carriers: func(r carriers.Reporter) ([]carriers.Carrier, error) {
+			// The configured carriers, the first providing new numbers and campaigns, and the
+			// simulated carrier beside them (numbers taken while the installation ran on it keep
+			// working, and the shared demo number is its).
 			var adapters []carriers.Carrier
-			switch cfg.Carrier {
-			case "sim":
-				c, err := simCarrierOf(cfg, st, r, log)
+			names := cfg.Carriers
+			if len(names) == 0 { // a Config not validated, as specs build
+				for _, n := range strings.Split(cfg.Carrier, ",") {
+					names = append(names, strings.TrimSpace(n))
+				}
+			}
+			if !slices.Contains(names, sim.Name) {
+				names = append(slices.Clone(names), sim.Name)
+			}
+			for _, name := range names {
+				build, ok := carrierBuilders[name]
+				if !ok {
+					return nil, fmt.Errorf("SWITCHBOARD_CARRIER: no carrier adapter named %s; use %s", name, carrierNames)
+				}
+				a, err := build(cfg, st, r, log)
 				if err != nil {
 					return nil, err
 				}
-				adapters = []carriers.Carrier{c}
-			case "twilio":
-				var err error
-				if adapters, err = twilioCarriers(cfg, st, r, log); err != nil {
-					return nil, err
-				}
-			case "smpp":
-				var err error
-				if adapters, err = smppCarriers(cfg, st, r, log); err != nil {
-					return nil, err
-				}
-			default:
-				return nil, fmt.Errorf("SWITCHBOARD_CARRIER=%s: no such carrier adapter; use sim, twilio or smpp", cfg.Carrier)
+				adapters = append(adapters, a)
 			}
 			for _, a := range adapters {
 				if cb, ok := a.(callbackCarrier); ok {
