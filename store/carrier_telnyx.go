@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -37,16 +36,6 @@ type telnyxBrand struct {
 }
 
 func (telnyxBrand) TableName() string { return "telnyx_brands" }
-
-type telnyxRegistration struct {
-	Reference string `gorm:"primaryKey"`
-	AccountID string
-	State     string
-	Open      bool
-	UpdatedAt time.Time
-}
-
-func (telnyxRegistration) TableName() string { return "telnyx_registrations" }
 
 // SubmissionID returns the message id recorded under reference, "" when none.
 func (x *TelnyxStore) SubmissionID(ctx context.Context, reference string) (string, error) {
@@ -97,26 +86,14 @@ func (x *TelnyxStore) SetBrandID(ctx context.Context, accountID, brandID string)
 
 // Registration returns a registration by reference, nil when none.
 func (x *TelnyxStore) Registration(ctx context.Context, reference string) (*telnyx.Registration, error) {
-	var row telnyxRegistration
-	err := x.s.q(ctx).Where("reference = ?", reference).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, translate(err, "telnyx registration")
-	}
 	var r telnyx.Registration
-	return &r, translate(json.Unmarshal([]byte(row.State), &r), "decode telnyx registration")
+	if found, err := x.s.loadRegistration(ctx, "telnyx_registrations", reference, &r); !found || err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // SaveRegistration records a registration as it now is.
 func (x *TelnyxStore) SaveRegistration(ctx context.Context, r *telnyx.Registration) error {
-	state, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	row := telnyxRegistration{Reference: r.Reference, AccountID: r.AccountID, State: string(state), Open: r.Open, UpdatedAt: now()}
-	err = x.s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "reference"}},
-		DoUpdates: clause.AssignmentColumns([]string{"account_id", "state", "open", "updated_at"})}).Create(&row).Error
-	return translate(err, "save telnyx registration")
+	return x.s.saveRegistration(ctx, "telnyx_registrations", r.Reference, r.AccountID, r.Open, r)
 }

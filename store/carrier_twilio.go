@@ -61,17 +61,6 @@ type twilioBrand struct {
 
 func (twilioBrand) TableName() string { return "twilio_brands" }
 
-// twilioRegistration is a row of twilio_registrations.
-type twilioRegistration struct {
-	Reference string `gorm:"primaryKey"`
-	AccountID string
-	State     string
-	Open      bool
-	UpdatedAt time.Time
-}
-
-func (twilioRegistration) TableName() string { return "twilio_registrations" }
-
 // twilioNumber is a row of twilio_numbers.
 type twilioNumber struct {
 	Number     string `gorm:"primaryKey"`
@@ -109,47 +98,29 @@ func (x *TwilioStore) SaveBrand(ctx context.Context, b *twilio.BrandState) error
 
 // Registration returns a registration by reference, nil when none.
 func (x *TwilioStore) Registration(ctx context.Context, reference string) (*twilio.Registration, error) {
-	var row twilioRegistration
-	err := x.s.q(ctx).Where("reference = ?", reference).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, translate(err, "twilio registration")
-	}
-	return decodeRegistration(row)
-}
-
-func decodeRegistration(row twilioRegistration) (*twilio.Registration, error) {
 	var r twilio.Registration
-	return &r, translate(json.Unmarshal([]byte(row.State), &r), "decode twilio registration")
+	if found, err := x.s.loadRegistration(ctx, "twilio_registrations", reference, &r); !found || err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // SaveRegistration records a registration as it now is.
 func (x *TwilioStore) SaveRegistration(ctx context.Context, r *twilio.Registration) error {
-	state, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	row := twilioRegistration{Reference: r.Reference, AccountID: r.AccountID, State: string(state), Open: r.Open, UpdatedAt: now()}
-	err = x.s.q(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "reference"}},
-		DoUpdates: clause.AssignmentColumns([]string{"account_id", "state", "open", "updated_at"})}).Create(&row).Error
-	return translate(err, "save twilio registration")
+	return x.s.saveRegistration(ctx, "twilio_registrations", r.Reference, r.AccountID, r.Open, r)
 }
 
 // OpenRegistrations returns an account's registrations that await a verdict.
 func (x *TwilioStore) OpenRegistrations(ctx context.Context, accountID string) ([]twilio.Registration, error) {
-	var rows []twilioRegistration
-	if err := x.s.q(ctx).Where("account_id = ? AND open", accountID).Order("reference").Find(&rows).Error; err != nil {
+	var rows []carrierRegistration
+	if err := x.s.q(ctx).Table("twilio_registrations").Where("account_id = ? AND open", accountID).Order("reference").Find(&rows).Error; err != nil {
 		return nil, translate(err, "open twilio registrations")
 	}
-	out := make([]twilio.Registration, 0, len(rows))
-	for _, row := range rows {
-		r, err := decodeRegistration(row)
-		if err != nil {
-			return nil, err
+	out := make([]twilio.Registration, len(rows))
+	for i, row := range rows {
+		if err := json.Unmarshal([]byte(row.State), &out[i]); err != nil {
+			return nil, translate(err, "decode twilio registration")
 		}
-		out = append(out, *r)
 	}
 	return out, nil
 }

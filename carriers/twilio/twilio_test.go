@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -332,6 +333,22 @@ var _ = Describe("Twilio registration", func() {
 		Expect(verdictOf(c.Reference)).To(SatisfyAll(HaveField("Approved", false),
 			HaveField("Reason", SatisfyAll(ContainSubstring("identifier"), ContainSubstring("address.line1"), ContainSubstring("contact.email")))))
 		Expect(carrier.RegistrationSID(ctx, c.Reference)).To(BeEmpty(), "no campaign was made at Twilio")
+	})
+
+	It("takes TrustHub's signed status callbacks of the bundles it made", func(ctx SpecContext) {
+		c := carriertest.Campaign("Acme Dental sends appointment reminders.")
+		Expect(carrier.SubmitCampaign(ctx, c)).To(Succeed())
+		verdictOf(c.Reference)
+		Eventually(func() []twiliotest.Callback {
+			var out []twiliotest.Callback
+			for _, cb := range fake.SentCallbacks() {
+				if strings.HasSuffix(cb.URL, "/trusthub/status") {
+					out = append(out, cb)
+				}
+			}
+			return out
+		}).Should(ContainElement(SatisfyAll(HaveField("Status", http.StatusNoContent),
+			HaveField("Params", HaveKeyWithValue("Status", ConsistOf("twilio-approved"))))))
 	})
 
 	It("keeps Twilio's reasons for rejecting a toll-free verification", func(ctx SpecContext) {
