@@ -271,6 +271,24 @@ type CampaignRegistry interface {
 	WithdrawCampaign(ctx context.Context, reference string) error
 }
 
+// BrandVerifier is the capability to text again the one-time code with which a sole proprietor
+// confirms the brand a campaign registers: the registry sends it to the brand's mobile number.
+// Several requests may each send a code; a repeated Reference must not send it twice.
+type BrandVerifier interface {
+	Carrier
+	SendBrandVerification(ctx context.Context, b BrandVerification) error
+}
+
+// BrandVerification is a request for a brand's verification code.
+type BrandVerification struct {
+	// Reference identifies this request (bvm_…); a retried request carries the same one.
+	Reference string
+	// AccountID is the brand's account; CampaignID the campaign under review that registers it.
+	AccountID, CampaignID string
+	// MobileNumber is the sole proprietor's mobile number (E.164), where the code goes.
+	MobileNumber string
+}
+
 // CampaignSubmission is a 10DLC campaign to register.
 type CampaignSubmission struct {
 	// Reference is our campaign id (cpn_…); the verdict carries it back.

@@ -5,20 +5,14 @@ package gen
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"path"
-	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
@@ -109,6 +103,21 @@ func (e BlastStatus) Valid() bool {
 	case BlastStatusSending:
 		return true
 	case BlastStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BrandVerificationMessageResponseStatus.
+const (
+	Enqueued BrandVerificationMessageResponseStatus = "enqueued"
+)
+
+// Valid indicates whether the value is a known member of the BrandVerificationMessageResponseStatus enum.
+func (e BrandVerificationMessageResponseStatus) Valid() bool {
+	switch e {
+	case Enqueued:
 		return true
 	default:
 		return false
@@ -277,6 +286,7 @@ func (e CampaignInclude) Valid() bool {
 // Defines values for CampaignStatus.
 const (
 	CampaignStatusActive      CampaignStatus = "active"
+	CampaignStatusCanceled    CampaignStatus = "canceled"
 	CampaignStatusCreated     CampaignStatus = "created"
 	CampaignStatusDeactivated CampaignStatus = "deactivated"
 	CampaignStatusInReview    CampaignStatus = "in_review"
@@ -287,6 +297,8 @@ const (
 func (e CampaignStatus) Valid() bool {
 	switch e {
 	case CampaignStatusActive:
+		return true
+	case CampaignStatusCanceled:
 		return true
 	case CampaignStatusCreated:
 		return true
@@ -586,6 +598,24 @@ func (e LinkFollowedEventType) Valid() bool {
 	}
 }
 
+// Defines values for LinkShortening.
+const (
+	Disabled LinkShortening = "disabled"
+	Enabled  LinkShortening = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the LinkShortening enum.
+func (e LinkShortening) Valid() bool {
+	switch e {
+	case Disabled:
+		return true
+	case Enabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MessageDeliveredEventType.
 const (
 	MessageDelivered MessageDeliveredEventType = "message.delivered"
@@ -595,6 +625,21 @@ const (
 func (e MessageDeliveredEventType) Valid() bool {
 	switch e {
 	case MessageDelivered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MessageDeliveredEventDataStatus.
+const (
+	MessageDeliveredEventDataStatusDelivered MessageDeliveredEventDataStatus = "delivered"
+)
+
+// Valid indicates whether the value is a known member of the MessageDeliveredEventDataStatus enum.
+func (e MessageDeliveredEventDataStatus) Valid() bool {
+	switch e {
+	case MessageDeliveredEventDataStatusDelivered:
 		return true
 	default:
 		return false
@@ -652,6 +697,21 @@ func (e MessageFailedEventType) Valid() bool {
 	}
 }
 
+// Defines values for MessageFailedEventDataStatus.
+const (
+	MessageFailedEventDataStatusFailed MessageFailedEventDataStatus = "failed"
+)
+
+// Valid indicates whether the value is a known member of the MessageFailedEventDataStatus enum.
+func (e MessageFailedEventDataStatus) Valid() bool {
+	switch e {
+	case MessageFailedEventDataStatusFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MessageReceivedEventType.
 const (
 	MessageReceived MessageReceivedEventType = "message.received"
@@ -661,6 +721,21 @@ const (
 func (e MessageReceivedEventType) Valid() bool {
 	switch e {
 	case MessageReceived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MessageReceivedEventDataStatus.
+const (
+	MessageReceivedEventDataStatusReceived MessageReceivedEventDataStatus = "received"
+)
+
+// Valid indicates whether the value is a known member of the MessageReceivedEventDataStatus enum.
+func (e MessageReceivedEventDataStatus) Valid() bool {
+	switch e {
+	case MessageReceivedEventDataStatusReceived:
 		return true
 	default:
 		return false
@@ -738,13 +813,19 @@ func (e MessageType) Valid() bool {
 
 // Defines values for OrganizationIdentifierType.
 const (
+	Cbn OrganizationIdentifierType = "cbn"
 	Ein OrganizationIdentifierType = "ein"
+	Vat OrganizationIdentifierType = "vat"
 )
 
 // Valid indicates whether the value is a known member of the OrganizationIdentifierType enum.
 func (e OrganizationIdentifierType) Valid() bool {
 	switch e {
+	case Cbn:
+		return true
 	case Ein:
+		return true
+	case Vat:
 		return true
 	default:
 		return false
@@ -1391,7 +1472,7 @@ type Account struct {
 	// Name Internal name of the account; the default brand name unless `brand_name` is set. Never shown outside the service's own interfaces.
 	Name string `json:"name"`
 
-	// Organization The legal entity on whose behalf the account operates. Every field is null until provided.
+	// Organization The legal entity on whose behalf the account operates. Every field is null until provided; `address` and `contact` are always objects, whose fields are null until provided.
 	Organization Organization `json:"organization"`
 
 	// TimeZone IANA time zone of the account's headquarters.
@@ -1402,16 +1483,16 @@ type Account struct {
 
 // AccountCreateParams Parameters to create an account.
 type AccountCreateParams struct {
-	// BrandName Public brand name; defaults to `name`.
+	// BrandName Public brand name; defaults to `name` (also when null).
 	BrandName *string `json:"brand_name,omitempty"`
 
 	// Name Internal name of the account.
 	Name string `json:"name"`
 
-	// Organization Parameters describing the legal entity on whose behalf the account operates. All fields are optional; on update, absent fields are left unchanged.
+	// Organization Parameters describing the legal entity on whose behalf the account operates. All fields are optional; on update, absent fields are left unchanged and `null` clears a field (`address` or `contact` null clears all of theirs), as the Surge SDKs send it.
 	Organization *OrganizationParams `json:"organization,omitempty"`
 
-	// TimeZone IANA time zone name.
+	// TimeZone IANA time zone name; null is none.
 	//
 	// Example: America/New_York
 	TimeZone *string `json:"time_zone,omitempty"`
@@ -1450,7 +1531,7 @@ type AccountStatusCapability struct {
 	// FieldsNeeded Fields that must still be provided, as paths (e.g. `organization.address.line1`).
 	FieldsNeeded []string `json:"fields_needed"`
 
-	// Status `ready`: the capability can be used; `incomplete`: fields are missing (see `fields_needed`); `error`: some fields are invalid (see `errors`).
+	// Status `ready`: the capability can be used; `incomplete`: fields are missing (see `fields_needed`) and nothing else stands in the way; `error`: `errors` lists what does (a registration step not taken, an archived account), whether or not fields are missing too, as Surge prefers `error` over `incomplete`.
 	Status CapabilityStatus `json:"status"`
 }
 
@@ -1472,13 +1553,13 @@ type AccountStatusError struct {
 
 // AccountUpdateParams Parameters to update an account. Absent fields are left unchanged.
 type AccountUpdateParams struct {
-	// BrandName Public brand name.
-	BrandName *string `json:"brand_name,omitempty"`
+	// BrandName Public brand name; null clears it, so that it is `name` again.
+	BrandName nullable.Nullable[string] `json:"brand_name,omitempty"`
 
 	// Name Internal name of the account.
 	Name *string `json:"name,omitempty"`
 
-	// Organization Parameters describing the legal entity on whose behalf the account operates. All fields are optional; on update, absent fields are left unchanged.
+	// Organization Parameters describing the legal entity on whose behalf the account operates. All fields are optional; on update, absent fields are left unchanged and `null` clears a field (`address` or `contact` null clears all of theirs), as the Surge SDKs send it.
 	Organization *OrganizationParams `json:"organization,omitempty"`
 
 	// TimeZone IANA time zone name; null clears it.
@@ -1576,9 +1657,12 @@ type AvailablePhoneNumber struct {
 	Type AvailablePhoneNumberType `json:"type"`
 }
 
-// AvailablePhoneNumberList Numbers available for purchase (not paginated).
+// AvailablePhoneNumberList A page of the numbers available for purchase.
 type AvailablePhoneNumberList struct {
 	Data []AvailablePhoneNumber `json:"data"`
+
+	// Pagination Cursors of a list page. Items are ordered newest first.
+	Pagination Pagination `json:"pagination"`
 }
 
 // AvailablePhoneNumberType Type of a purchasable phone number.
@@ -1605,8 +1689,8 @@ type Blast struct {
 	// Example: bst_01jnpeyvgpbpf2b4d9vdsx16hy
 	Id BlastId `json:"id"`
 
-	// Name Optional name.
-	Name *string `json:"name"`
+	// Name Name given at creation; absent when none was.
+	Name *string `json:"name,omitempty"`
 
 	// Queued Messages waiting to be sent (extension).
 	Queued int `json:"queued"`
@@ -1650,7 +1734,7 @@ type BlastList struct {
 type BlastParams struct {
 	Attachments *[]AttachmentParams `json:"attachments,omitempty"`
 
-	// Body Text of the blast, at most 1600 characters (longer answers 422 `message_too_long`).
+	// Body Text of the blast, at most 1600 characters (longer answers 422 `message_too_long`); null is none, as Surge's BlastCreateParams allows.
 	Body *string `json:"body,omitempty"`
 
 	// Contacts Deprecated: use `to`.
@@ -1687,9 +1771,18 @@ type BlastRecipient = string
 // BlastStatus State of a blast (extension).
 type BlastStatus string
 
+// BrandVerificationMessageResponse A brand verification code's send, enqueued.
+type BrandVerificationMessageResponse struct {
+	// Status Always `enqueued`.
+	Status BrandVerificationMessageResponseStatus `json:"status"`
+}
+
+// BrandVerificationMessageResponseStatus Always `enqueued`.
+type BrandVerificationMessageResponseStatus string
+
 // Call A voice call.
 type Call struct {
-	// Contact A phone-number record within an account.
+	// Contact A phone-number record within an account. `email`, `first_name` and `last_name` are absent when unset, never null (as Surge's Contact type has them).
 	Contact Contact `json:"contact"`
 
 	// Duration Duration in seconds.
@@ -1738,7 +1831,7 @@ type CallEndedEventType string
 
 // CallEndedEventData Data of `call.ended`: the call.
 type CallEndedEventData struct {
-	// Contact A phone-number record within an account.
+	// Contact A phone-number record within an account. `email`, `first_name` and `last_name` are absent when unset, never null (as Surge's Contact type has them).
 	Contact Contact `json:"contact"`
 
 	// Duration Duration in seconds.
@@ -1781,7 +1874,7 @@ type CallList struct {
 // CallStatus State of a call.
 type CallStatus string
 
-// Campaign A registered (10DLC) use case for sending from local numbers.
+// Campaign A registered (10DLC) use case for sending from local numbers. `privacy_policy_url`, `terms_and_conditions_url` and `link_sample` are absent when unset (an imported campaign has none), never null.
 type Campaign struct {
 	// ConsentFlow How end users opt in.
 	ConsentFlow string `json:"consent_flow"`
@@ -1799,20 +1892,20 @@ type Campaign struct {
 	Includes []CampaignInclude `json:"includes"`
 
 	// LinkSample A sample link the campaign may send.
-	LinkSample     *string  `json:"link_sample"`
+	LinkSample     *string  `json:"link_sample,omitempty"`
 	MessageSamples []string `json:"message_samples"`
 
 	// PrivacyPolicyUrl Privacy policy URL.
-	PrivacyPolicyUrl *string `json:"privacy_policy_url"`
+	PrivacyPolicyUrl *string `json:"privacy_policy_url,omitempty"`
 
-	// Status State of a 10DLC campaign: created in review, `active` after approval.
+	// Status State of a 10DLC campaign: `created` until the registry has it, then `in_review`; `active` after approval, `rejected` when refused; `deactivated` when ended (through the API, or with its archived account). `canceled` is Surge's state of a registration withdrawn before its verdict: this server deactivates instead and never sets it, but a client generated from this contract knows the value.
 	Status CampaignStatus `json:"status"`
 
 	// TcrId The Campaign Registry id, for imported campaigns. An imported campaign's registration details stay with the registry; here its text fields and lists are empty and `volume` is `low`.
 	TcrId *string `json:"tcr_id"`
 
 	// TermsAndConditionsUrl Terms and conditions URL.
-	TermsAndConditionsUrl *string           `json:"terms_and_conditions_url"`
+	TermsAndConditionsUrl *string           `json:"terms_and_conditions_url,omitempty"`
 	UseCases              []CampaignUseCase `json:"use_cases"`
 
 	// Volume Expected volume: `low` (up to 2,000 segments a day to T-Mobile) or `high`.
@@ -1944,7 +2037,7 @@ type CampaignParams struct {
 	Volume *CampaignVolume `json:"volume,omitempty"`
 }
 
-// CampaignStatus State of a 10DLC campaign: created in review, `active` after approval.
+// CampaignStatus State of a 10DLC campaign: `created` until the registry has it, then `in_review`; `active` after approval, `rejected` when refused; `deactivated` when ended (through the API, or with its archived account). `canceled` is Surge's state of a registration withdrawn before its verdict: this server deactivates instead and never sets it, but a client generated from this contract knows the value.
 type CampaignStatus string
 
 // CampaignUpdateParams Campaign changes, allowed only before approval (409 `conflict` afterwards). Absent fields are left unchanged.
@@ -1986,7 +2079,7 @@ type CampaignVolume string
 // Capability An account capability whose readiness can be checked.
 type Capability string
 
-// CapabilityStatus `ready`: the capability can be used; `incomplete`: fields are missing (see `fields_needed`); `error`: some fields are invalid (see `errors`).
+// CapabilityStatus `ready`: the capability can be used; `incomplete`: fields are missing (see `fields_needed`) and nothing else stands in the way; `error`: `errors` lists what does (a registration step not taken, an archived account), whether or not fields are missing too, as Surge prefers `error` over `incomplete`.
 type CapabilityStatus string
 
 // CarrierName One of the installation's carriers (extension): `sim`, `twilio`, `telnyx` or `smpp`, as the operator configured them; defaults to the installation's first. A carrier the installation does not run: 422 `validation_error`.
@@ -1994,16 +2087,16 @@ type CapabilityStatus string
 // Example: telnyx
 type CarrierName = string
 
-// Contact A phone-number record within an account.
+// Contact A phone-number record within an account. `email`, `first_name` and `last_name` are absent when unset, never null (as Surge's Contact type has them).
 type Contact struct {
 	// CreatedAt When the contact was created (extension).
 	CreatedAt time.Time `json:"created_at"`
 
 	// Email Email address.
-	Email *openapi_types.Email `json:"email"`
+	Email *openapi_types.Email `json:"email,omitempty"`
 
 	// FirstName First name.
-	FirstName *string `json:"first_name"`
+	FirstName *string `json:"first_name,omitempty"`
 
 	// Id TypeID of a contact: `ctc_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
 	//
@@ -2011,7 +2104,7 @@ type Contact struct {
 	Id ContactId `json:"id"`
 
 	// LastName Last name.
-	LastName *string `json:"last_name"`
+	LastName *string `json:"last_name,omitempty"`
 
 	// Metadata Key-value pairs stored with the object. At most 50 keys of 1 to 40 characters (OpenAPI 3.0 cannot state the keys' length; the server checks it); values are strings of at most 500 characters.
 	//
@@ -2121,6 +2214,9 @@ type ContactParams struct {
 	// Example: {"crm_id":"42"}
 	Metadata *Metadata `json:"metadata,omitempty"`
 
+	// OutboundDisabled Disable outbound messaging to the contact from the start. A send that creates its contact with `true` is refused with 422 `outbound_disabled`, and creates nothing; an existing contact is left as it is.
+	OutboundDisabled *bool `json:"outbound_disabled,omitempty"`
+
 	// PhoneNumber A phone number in E.164 format: `+`, country code and subscriber number, no punctuation.
 	//
 	// Example: +14155550123
@@ -2154,7 +2250,7 @@ type ContactUpdateParams struct {
 
 // Conversation The thread of messages between one phone number and one contact.
 type Conversation struct {
-	// Contact A phone-number record within an account.
+	// Contact A phone-number record within an account. `email`, `first_name` and `last_name` are absent when unset, never null (as Surge's Contact type has them).
 	Contact Contact `json:"contact"`
 
 	// Id TypeID of a conversation: `cnv_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
@@ -2188,7 +2284,7 @@ type ConversationCreatedEventType string
 
 // ConversationCreatedEventData Data of `conversation.created`.
 type ConversationCreatedEventData struct {
-	// Contact A phone-number record within an account.
+	// Contact A phone-number record within an account. `email`, `first_name` and `last_name` are absent when unset, never null (as Surge's Contact type has them).
 	Contact Contact `json:"contact"`
 
 	// Id TypeID of a conversation: `cnv_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
@@ -2454,6 +2550,9 @@ type LinkFollowedMessage struct {
 // Example: lnk_01j2vxmjv0dfb0xhhhdag26z97
 type LinkId = string
 
+// LinkShortening Whether the message's links are shortened.
+type LinkShortening string
+
 // Message A text message (SMS or MMS). Timestamps and `failure_reason` appear as they become true.
 type Message struct {
 	Attachments []Attachment `json:"attachments"`
@@ -2516,7 +2615,7 @@ type Message struct {
 
 // MessageConversation The conversation a message belongs to.
 type MessageConversation struct {
-	// Contact A phone-number record within an account.
+	// Contact A phone-number record within an account. `email`, `first_name` and `last_name` are absent when unset, never null (as Surge's Contact type has them).
 	Contact Contact `json:"contact"`
 
 	// Id TypeID of a conversation: `cnv_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
@@ -2535,8 +2634,8 @@ type MessageDeliveredEvent struct {
 	// Example: acct_01jtp4dsdq6de56aa0tfm2e5b3
 	AccountId AccountId `json:"account_id"`
 
-	// Data A message in `message.*` events: `delivered_at` on `message.delivered`, `failed_at` and `failure_reason` on `message.failed`.
-	Data MessageEventData `json:"data"`
+	// Data Data of `message.delivered`: the message as it now is, with `delivered_at`.
+	Data MessageDeliveredEventData `json:"data"`
 
 	// Timestamp When the event occurred.
 	Timestamp time.Time `json:"timestamp"`
@@ -2548,6 +2647,67 @@ type MessageDeliveredEvent struct {
 // MessageDeliveredEventType Event type.
 type MessageDeliveredEventType string
 
+// MessageDeliveredEventData Data of `message.delivered`: the message as it now is, with `delivered_at`.
+type MessageDeliveredEventData struct {
+	Attachments *[]Attachment `json:"attachments,omitempty"`
+
+	// BlastId The blast the message belongs to; absent when it belongs to none.
+	BlastId *string `json:"blast_id,omitempty"`
+
+	// Body Text of the message. An outbound body has at most 1600 characters; an inbound one is as long as the carrier delivered it (at most 255 concatenated parts).
+	Body *string `json:"body"`
+
+	// Conversation The conversation a message belongs to.
+	Conversation MessageConversation `json:"conversation"`
+
+	// CreatedAt When the message was created (extension).
+	CreatedAt   *time.Time `json:"created_at,omitempty"`
+	DeliveredAt time.Time  `json:"delivered_at"`
+
+	// Direction Direction of the message (extension).
+	Direction *MessageDirection `json:"direction,omitempty"`
+
+	// Encoding Text encoding used for segmenting the body (extension).
+	Encoding *MessageEncoding `json:"encoding,omitempty"`
+
+	// FailedAt Present when failed.
+	FailedAt *time.Time `json:"failed_at,omitempty"`
+
+	// FailureReason Present when failed.
+	FailureReason *FailureReason `json:"failure_reason,omitempty"`
+
+	// Id TypeID of a message: `msg_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
+	//
+	// Example: msg_01jtd3sj8hq6jb21f6fm51s06z
+	Id MessageId `json:"id"`
+
+	// Metadata Key-value pairs stored with the object. At most 50 keys of 1 to 40 characters (OpenAPI 3.0 cannot state the keys' length; the server checks it); values are strings of at most 500 characters.
+	//
+	// Example: {"crm_id":"42"}
+	Metadata Metadata `json:"metadata"`
+
+	// ReceivedAt Present on inbound messages.
+	ReceivedAt *time.Time `json:"received_at,omitempty"`
+
+	// Segments Number of SMS segments of the body (extension).
+	Segments *int `json:"segments,omitempty"`
+
+	// SendAt When a scheduled message will be sent.
+	SendAt *time.Time `json:"send_at,omitempty"`
+
+	// SentAt When the message was handed to the carrier.
+	SentAt *time.Time `json:"sent_at,omitempty"`
+
+	// Status Always `delivered`.
+	Status MessageDeliveredEventDataStatus `json:"status"`
+
+	// Type SMS, or MMS when the message has attachments or more than 10 segments (extension).
+	Type *MessageType `json:"type,omitempty"`
+}
+
+// MessageDeliveredEventDataStatus Always `delivered`.
+type MessageDeliveredEventDataStatus string
+
 // MessageDirection Direction of the message (extension).
 type MessageDirection string
 
@@ -2558,7 +2718,7 @@ type MessageEncoding string
 type MessageEventData struct {
 	Attachments *[]Attachment `json:"attachments,omitempty"`
 
-	// BlastId The blast the message belongs to, if any.
+	// BlastId The blast the message belongs to; absent when it belongs to none.
 	BlastId *string `json:"blast_id,omitempty"`
 
 	// Body Text of the message. An outbound body has at most 1600 characters; an inbound one is as long as the carrier delivered it (at most 255 concatenated parts).
@@ -2621,8 +2781,8 @@ type MessageFailedEvent struct {
 	// Example: acct_01jtp4dsdq6de56aa0tfm2e5b3
 	AccountId AccountId `json:"account_id"`
 
-	// Data A message in `message.*` events: `delivered_at` on `message.delivered`, `failed_at` and `failure_reason` on `message.failed`.
-	Data MessageEventData `json:"data"`
+	// Data Data of `message.failed`: the message as it now is, with `failed_at` and `failure_reason`.
+	Data MessageFailedEventData `json:"data"`
 
 	// Timestamp When the event occurred.
 	Timestamp time.Time `json:"timestamp"`
@@ -2633,6 +2793,67 @@ type MessageFailedEvent struct {
 
 // MessageFailedEventType Event type.
 type MessageFailedEventType string
+
+// MessageFailedEventData Data of `message.failed`: the message as it now is, with `failed_at` and `failure_reason`.
+type MessageFailedEventData struct {
+	Attachments *[]Attachment `json:"attachments,omitempty"`
+
+	// BlastId The blast the message belongs to; absent when it belongs to none.
+	BlastId *string `json:"blast_id,omitempty"`
+
+	// Body Text of the message. An outbound body has at most 1600 characters; an inbound one is as long as the carrier delivered it (at most 255 concatenated parts).
+	Body *string `json:"body"`
+
+	// Conversation The conversation a message belongs to.
+	Conversation MessageConversation `json:"conversation"`
+
+	// CreatedAt When the message was created (extension).
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+
+	// DeliveredAt Present when delivered.
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+
+	// Direction Direction of the message (extension).
+	Direction *MessageDirection `json:"direction,omitempty"`
+
+	// Encoding Text encoding used for segmenting the body (extension).
+	Encoding *MessageEncoding `json:"encoding,omitempty"`
+	FailedAt time.Time        `json:"failed_at"`
+
+	// FailureReason Why a message failed.
+	FailureReason FailureReason `json:"failure_reason"`
+
+	// Id TypeID of a message: `msg_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
+	//
+	// Example: msg_01jtd3sj8hq6jb21f6fm51s06z
+	Id MessageId `json:"id"`
+
+	// Metadata Key-value pairs stored with the object. At most 50 keys of 1 to 40 characters (OpenAPI 3.0 cannot state the keys' length; the server checks it); values are strings of at most 500 characters.
+	//
+	// Example: {"crm_id":"42"}
+	Metadata Metadata `json:"metadata"`
+
+	// ReceivedAt Present on inbound messages.
+	ReceivedAt *time.Time `json:"received_at,omitempty"`
+
+	// Segments Number of SMS segments of the body (extension).
+	Segments *int `json:"segments,omitempty"`
+
+	// SendAt When a scheduled message will be sent.
+	SendAt *time.Time `json:"send_at,omitempty"`
+
+	// SentAt When the message was handed to the carrier.
+	SentAt *time.Time `json:"sent_at,omitempty"`
+
+	// Status Always `failed`.
+	Status MessageFailedEventDataStatus `json:"status"`
+
+	// Type SMS, or MMS when the message has attachments or more than 10 segments (extension).
+	Type *MessageType `json:"type,omitempty"`
+}
+
+// MessageFailedEventDataStatus Always `failed`.
+type MessageFailedEventDataStatus string
 
 // MessageId TypeID of a message: `msg_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
 //
@@ -2687,8 +2908,8 @@ type MessageReceivedEvent struct {
 	// Example: acct_01jtp4dsdq6de56aa0tfm2e5b3
 	AccountId AccountId `json:"account_id"`
 
-	// Data A message in `message.*` events: `delivered_at` on `message.delivered`, `failed_at` and `failure_reason` on `message.failed`.
-	Data MessageEventData `json:"data"`
+	// Data Data of `message.received`: the message as it now is, with `received_at`.
+	Data MessageReceivedEventData `json:"data"`
 
 	// Timestamp When the event occurred.
 	Timestamp time.Time `json:"timestamp"`
@@ -2700,6 +2921,67 @@ type MessageReceivedEvent struct {
 // MessageReceivedEventType Event type.
 type MessageReceivedEventType string
 
+// MessageReceivedEventData Data of `message.received`: the message as it now is, with `received_at`.
+type MessageReceivedEventData struct {
+	Attachments *[]Attachment `json:"attachments,omitempty"`
+
+	// BlastId The blast the message belongs to; absent when it belongs to none.
+	BlastId *string `json:"blast_id,omitempty"`
+
+	// Body Text of the message. An outbound body has at most 1600 characters; an inbound one is as long as the carrier delivered it (at most 255 concatenated parts).
+	Body *string `json:"body"`
+
+	// Conversation The conversation a message belongs to.
+	Conversation MessageConversation `json:"conversation"`
+
+	// CreatedAt When the message was created (extension).
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+
+	// DeliveredAt Present when delivered.
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+
+	// Direction Direction of the message (extension).
+	Direction *MessageDirection `json:"direction,omitempty"`
+
+	// Encoding Text encoding used for segmenting the body (extension).
+	Encoding *MessageEncoding `json:"encoding,omitempty"`
+
+	// FailedAt Present when failed.
+	FailedAt *time.Time `json:"failed_at,omitempty"`
+
+	// FailureReason Present when failed.
+	FailureReason *FailureReason `json:"failure_reason,omitempty"`
+
+	// Id TypeID of a message: `msg_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
+	//
+	// Example: msg_01jtd3sj8hq6jb21f6fm51s06z
+	Id MessageId `json:"id"`
+
+	// Metadata Key-value pairs stored with the object. At most 50 keys of 1 to 40 characters (OpenAPI 3.0 cannot state the keys' length; the server checks it); values are strings of at most 500 characters.
+	//
+	// Example: {"crm_id":"42"}
+	Metadata   Metadata  `json:"metadata"`
+	ReceivedAt time.Time `json:"received_at"`
+
+	// Segments Number of SMS segments of the body (extension).
+	Segments *int `json:"segments,omitempty"`
+
+	// SendAt When a scheduled message will be sent.
+	SendAt *time.Time `json:"send_at,omitempty"`
+
+	// SentAt When the message was handed to the carrier.
+	SentAt *time.Time `json:"sent_at,omitempty"`
+
+	// Status Always `received`.
+	Status MessageReceivedEventDataStatus `json:"status"`
+
+	// Type SMS, or MMS when the message has attachments or more than 10 segments (extension).
+	Type *MessageType `json:"type,omitempty"`
+}
+
+// MessageReceivedEventDataStatus Always `received`.
+type MessageReceivedEventDataStatus string
+
 // MessageSentEvent Webhook `message.sent`: An outbound message was handed to the carrier.
 type MessageSentEvent struct {
 	// AccountId TypeID of an account: `acct_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
@@ -2707,8 +2989,8 @@ type MessageSentEvent struct {
 	// Example: acct_01jtp4dsdq6de56aa0tfm2e5b3
 	AccountId AccountId `json:"account_id"`
 
-	// Data A message in `message.*` events: `delivered_at` on `message.delivered`, `failed_at` and `failure_reason` on `message.failed`.
-	Data MessageEventData `json:"data"`
+	// Data Data of `message.sent`: the message as it now is, with `sent_at`.
+	Data MessageSentEventData `json:"data"`
 
 	// Timestamp When the event occurred.
 	Timestamp time.Time `json:"timestamp"`
@@ -2720,10 +3002,78 @@ type MessageSentEvent struct {
 // MessageSentEventType Event type.
 type MessageSentEventType string
 
+// MessageSentEventData Data of `message.sent`: the message as it now is, with `sent_at`.
+type MessageSentEventData struct {
+	Attachments *[]Attachment `json:"attachments,omitempty"`
+
+	// BlastId The blast the message belongs to; absent when it belongs to none.
+	BlastId *string `json:"blast_id,omitempty"`
+
+	// Body Text of the message. An outbound body has at most 1600 characters; an inbound one is as long as the carrier delivered it (at most 255 concatenated parts).
+	Body *string `json:"body"`
+
+	// Conversation The conversation a message belongs to.
+	Conversation MessageConversation `json:"conversation"`
+
+	// CreatedAt When the message was created (extension).
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+
+	// DeliveredAt Present when delivered.
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+
+	// Direction Direction of the message (extension).
+	Direction *MessageDirection `json:"direction,omitempty"`
+
+	// Encoding Text encoding used for segmenting the body (extension).
+	Encoding *MessageEncoding `json:"encoding,omitempty"`
+
+	// FailedAt Present when failed.
+	FailedAt *time.Time `json:"failed_at,omitempty"`
+
+	// FailureReason Present when failed.
+	FailureReason *FailureReason `json:"failure_reason,omitempty"`
+
+	// Id TypeID of a message: `msg_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
+	//
+	// Example: msg_01jtd3sj8hq6jb21f6fm51s06z
+	Id MessageId `json:"id"`
+
+	// Metadata Key-value pairs stored with the object. At most 50 keys of 1 to 40 characters (OpenAPI 3.0 cannot state the keys' length; the server checks it); values are strings of at most 500 characters.
+	//
+	// Example: {"crm_id":"42"}
+	Metadata Metadata `json:"metadata"`
+
+	// ReceivedAt Present on inbound messages.
+	ReceivedAt *time.Time `json:"received_at,omitempty"`
+
+	// Segments Number of SMS segments of the body (extension).
+	Segments *int `json:"segments,omitempty"`
+
+	// SendAt When a scheduled message will be sent.
+	SendAt *time.Time `json:"send_at,omitempty"`
+	SentAt time.Time  `json:"sent_at"`
+
+	// Status Message state. Outbound: `scheduled` -> `queued` -> `sending` -> `sent` -> `delivered` | `failed`; `scheduled` -> `canceled`. Inbound messages are `received`.
+	Status MessageStatus `json:"status"`
+
+	// Type SMS, or MMS when the message has attachments or more than 10 segments (extension).
+	Type *MessageType `json:"type,omitempty"`
+}
+
 // MessageSettings Per-message settings.
 type MessageSettings struct {
-	// LinkShortening Replace each URL in the body by a tracked short link (`/l/{code}`).
-	LinkShortening *bool `json:"link_shortening,omitempty"`
+	// LinkShortening `enabled` replaces each URL in the body by a tracked short link (`/l/{code}`); `disabled` (the default) leaves the body as it is. The form of Surge's `MessageParams.settings`. A boolean (`true` for `enabled`) is still accepted from callers of earlier releases, and deprecated.
+	LinkShortening *MessageSettings_LinkShortening `json:"link_shortening,omitempty"`
+}
+
+// MessageSettingsLinkShortening1 Deprecated: use `enabled` or `disabled`.
+//
+// Deprecated: this type has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+type MessageSettingsLinkShortening1 = bool
+
+// MessageSettings_LinkShortening `enabled` replaces each URL in the body by a tracked short link (`/l/{code}`); `disabled` (the default) leaves the body as it is. The form of Surge's `MessageParams.settings`. A boolean (`true` for `enabled`) is still accepted from callers of earlier releases, and deprecated.
+type MessageSettings_LinkShortening struct {
+	union json.RawMessage
 }
 
 // MessageStatus Message state. Outbound: `scheduled` -> `queued` -> `sending` -> `sent` -> `delivered` | `failed`; `scheduled` -> `canceled`. Inbound messages are `received`.
@@ -2737,13 +3087,13 @@ type MessageType string
 // Example: {"crm_id":"42"}
 type Metadata map[string]string
 
-// Organization The legal entity on whose behalf the account operates. Every field is null until provided.
+// Organization The legal entity on whose behalf the account operates. Every field is null until provided; `address` and `contact` are always objects, whose fields are null until provided.
 type Organization struct {
 	// Address Address of the organization's headquarters.
-	Address *OrganizationAddress `json:"address"`
+	Address OrganizationAddress `json:"address"`
 
 	// Contact Person the carriers may contact with questions about the business.
-	Contact *OrganizationContact `json:"contact"`
+	Contact OrganizationContact `json:"contact"`
 
 	// Country Two-letter ISO 3166 code of the country of the headquarters.
 	Country *string `json:"country"`
@@ -2801,25 +3151,25 @@ type OrganizationAddress struct {
 // OrganizationAddressParams Address of the organization's headquarters.
 type OrganizationAddressParams struct {
 	// Country Two-letter ISO 3166 country code; defaults to the organization's country.
-	Country *string `json:"country,omitempty"`
+	Country nullable.Nullable[string] `json:"country,omitempty"`
 
 	// Line1 First line: number and street.
-	Line1 *string `json:"line1,omitempty"`
+	Line1 nullable.Nullable[string] `json:"line1,omitempty"`
 
 	// Line2 Second line: apartment or suite.
-	Line2 *string `json:"line2,omitempty"`
+	Line2 nullable.Nullable[string] `json:"line2,omitempty"`
 
 	// Locality City or locality.
-	Locality *string `json:"locality,omitempty"`
+	Locality nullable.Nullable[string] `json:"locality,omitempty"`
 
 	// Name Name to which mail is addressed; defaults to the registered name.
-	Name *string `json:"name,omitempty"`
+	Name nullable.Nullable[string] `json:"name,omitempty"`
 
 	// PostalCode Postal code.
-	PostalCode *string `json:"postal_code,omitempty"`
+	PostalCode nullable.Nullable[string] `json:"postal_code,omitempty"`
 
 	// Region State or region.
-	Region *string `json:"region,omitempty"`
+	Region nullable.Nullable[string] `json:"region,omitempty"`
 }
 
 // OrganizationContact Person the carriers may contact with questions about the business.
@@ -2846,77 +3196,56 @@ type OrganizationContact struct {
 // OrganizationContactParams Person the carriers may contact with questions about the business.
 type OrganizationContactParams struct {
 	// Email Email address of the contact person.
-	Email *openapi_types.Email `json:"email,omitempty"`
+	Email nullable.Nullable[openapi_types.Email] `json:"email,omitempty"`
 
 	// FirstName First (given) name.
-	FirstName *string `json:"first_name,omitempty"`
+	FirstName nullable.Nullable[string] `json:"first_name,omitempty"`
 
 	// LastName Last (family) name.
-	LastName *string `json:"last_name,omitempty"`
-
-	// PhoneNumber A phone number in E.164 format: `+`, country code and subscriber number, no punctuation.
-	//
-	// Example: +14155550123
-	PhoneNumber *PhoneNumberE164 `json:"phone_number,omitempty"`
-
-	// Title Job title of the organization's contact person; with `other`, give the title in `title_other`.
-	Title *OrganizationTitle `json:"title,omitempty"`
+	LastName    nullable.Nullable[string]            `json:"last_name,omitempty"`
+	PhoneNumber nullable.Nullable[PhoneNumberE164]   `json:"phone_number,omitempty"`
+	Title       nullable.Nullable[OrganizationTitle] `json:"title,omitempty"`
 
 	// TitleOther Job title when `title` is `other`.
-	TitleOther *string `json:"title_other,omitempty"`
+	TitleOther nullable.Nullable[string] `json:"title_other,omitempty"`
 }
 
-// OrganizationIdentifierType Type of the organization's identifier (an EIN).
+// OrganizationIdentifierType Type of the organization's identifier: `ein` (US Employer Identification Number), `cbn` (Canadian Business Number, 9 digits), `vat` (VAT number, for organizations elsewhere).
 type OrganizationIdentifierType string
 
 // OrganizationIndustry Industry in which the organization operates.
 type OrganizationIndustry string
 
-// OrganizationParams Parameters describing the legal entity on whose behalf the account operates. All fields are optional; on update, absent fields are left unchanged.
+// OrganizationParams Parameters describing the legal entity on whose behalf the account operates. All fields are optional; on update, absent fields are left unchanged and `null` clears a field (`address` or `contact` null clears all of theirs), as the Surge SDKs send it.
 type OrganizationParams struct {
-	// Address Address of the organization's headquarters.
-	Address *OrganizationAddressParams `json:"address,omitempty"`
-
-	// Contact Person the carriers may contact with questions about the business.
-	Contact *OrganizationContactParams `json:"contact,omitempty"`
+	Address nullable.Nullable[OrganizationAddressParams] `json:"address,omitempty"`
+	Contact nullable.Nullable[OrganizationContactParams] `json:"contact,omitempty"`
 
 	// Country Two-letter ISO 3166 code of the country of the headquarters.
-	Country *string `json:"country,omitempty"`
+	Country nullable.Nullable[string] `json:"country,omitempty"`
 
 	// Email For public companies, an email on the website's domain to which a verification email is sent.
-	Email *openapi_types.Email `json:"email,omitempty"`
+	Email nullable.Nullable[openapi_types.Email] `json:"email,omitempty"`
 
 	// Identifier Value of the identifier (typically an EIN).
-	Identifier *string `json:"identifier,omitempty"`
-
-	// IdentifierType Type of the organization's identifier (an EIN).
-	IdentifierType *OrganizationIdentifierType `json:"identifier_type,omitempty"`
-
-	// Industry Industry in which the organization operates.
-	Industry *OrganizationIndustry `json:"industry,omitempty"`
-
-	// MobileNumber A phone number in E.164 format: `+`, country code and subscriber number, no punctuation.
-	//
-	// Example: +14155550123
-	MobileNumber *PhoneNumberE164 `json:"mobile_number,omitempty"`
+	Identifier     nullable.Nullable[string]                     `json:"identifier,omitempty"`
+	IdentifierType nullable.Nullable[OrganizationIdentifierType] `json:"identifier_type,omitempty"`
+	Industry       nullable.Nullable[OrganizationIndustry]       `json:"industry,omitempty"`
+	MobileNumber   nullable.Nullable[PhoneNumberE164]            `json:"mobile_number,omitempty"`
 
 	// RegionsOfOperation Regions in which the organization operates.
-	RegionsOfOperation *[]OrganizationRegion `json:"regions_of_operation,omitempty"`
+	RegionsOfOperation nullable.Nullable[[]OrganizationRegion] `json:"regions_of_operation,omitempty"`
 
 	// RegisteredName Legal name as registered with the authorities.
-	RegisteredName *string `json:"registered_name,omitempty"`
-
-	// StockExchange For publicly traded companies, the exchange on which the stock is traded.
-	StockExchange *OrganizationStockExchange `json:"stock_exchange,omitempty"`
+	RegisteredName nullable.Nullable[string]                    `json:"registered_name,omitempty"`
+	StockExchange  nullable.Nullable[OrganizationStockExchange] `json:"stock_exchange,omitempty"`
 
 	// StockSymbol For public companies, the ticker symbol.
-	StockSymbol *string `json:"stock_symbol,omitempty"`
-
-	// Type Legal-entity type of the organization.
-	Type *OrganizationType `json:"type,omitempty"`
+	StockSymbol nullable.Nullable[string]           `json:"stock_symbol,omitempty"`
+	Type        nullable.Nullable[OrganizationType] `json:"type,omitempty"`
 
 	// Website Public website of the organization.
-	Website *string `json:"website,omitempty"`
+	Website nullable.Nullable[string] `json:"website,omitempty"`
 }
 
 // OrganizationRegion A region in which the organization operates.
@@ -3102,12 +3431,17 @@ type PhoneNumberPurchaseType string
 // PhoneNumberType Type of a phone number (`demo` is the shared demo number).
 type PhoneNumberType string
 
-// PhoneNumberUpdateParams Parameters to update a number. `campaign_id` attaches a domestic local number to a campaign.
+// PhoneNumberUpdateParams Parameters to update a number. `campaign_id` attaches a domestic local number to a campaign; `metadata` replaces the number's metadata (an extension: numbers carry it in lists and events). Every field is optional, and so is the body.
 type PhoneNumberUpdateParams struct {
 	// CampaignId TypeID of a 10DLC campaign: `cpn_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
 	//
 	// Example: cpn_01jamjp3xfp3bn8jnaeevcgd75
 	CampaignId *CampaignId `json:"campaign_id,omitempty"`
+
+	// Metadata Key-value pairs stored with the object. At most 50 keys of 1 to 40 characters (OpenAPI 3.0 cannot state the keys' length; the server checks it); values are strings of at most 500 characters.
+	//
+	// Example: {"crm_id":"42"}
+	Metadata *Metadata `json:"metadata,omitempty"`
 
 	// Name Human-readable name.
 	Name *string `json:"name,omitempty"`
@@ -3224,7 +3558,7 @@ type ShortCode = string
 
 // TokenParams Parameters of a user token.
 type TokenParams struct {
-	// DurationSeconds Validity of the token in seconds.
+	// DurationSeconds Validity of the token in seconds. Absent or null means the default, 900.
 	DurationSeconds *int `json:"duration_seconds,omitempty"`
 }
 
@@ -3572,6 +3906,20 @@ type IdempotencyKey = string
 // Limit defines model for Limit.
 type Limit = int
 
+// SvcSignature defines model for SvcSignature.
+type SvcSignature = string
+
+// WebhookId TypeID of a webhook event: `evt_` followed by 26 lowercase Crockford base32 characters (a UUIDv7).
+//
+// Example: evt_01jv0zkdc89zcq7c40kadbevna
+type WebhookId = EventId
+
+// WebhookSignature defines model for WebhookSignature.
+type WebhookSignature = string
+
+// WebhookTimestamp defines model for WebhookTimestamp.
+type WebhookTimestamp = string
+
 // BadRequest Envelope of every non-2xx response.
 type BadRequest = ErrorResponse
 
@@ -3584,11 +3932,17 @@ type Forbidden = ErrorResponse
 // InternalError Envelope of every non-2xx response.
 type InternalError = ErrorResponse
 
+// MethodNotAllowed Envelope of every non-2xx response.
+type MethodNotAllowed = ErrorResponse
+
 // NotFound Envelope of every non-2xx response.
 type NotFound = ErrorResponse
 
 // NotImplemented Envelope of every non-2xx response.
 type NotImplemented = ErrorResponse
+
+// RequestHeaderFieldsTooLarge Envelope of every non-2xx response.
+type RequestHeaderFieldsTooLarge = ErrorResponse
 
 // RequestTooLarge Envelope of every non-2xx response.
 type RequestTooLarge = ErrorResponse
@@ -3655,6 +4009,12 @@ type ListAvailablePhoneNumbersParams struct {
 	// Carrier The carrier to search (extension); defaults to the installation's first.
 	Carrier *CarrierName `form:"carrier,omitempty" json:"carrier,omitempty"`
 
+	// After Cursor for forward paging: the `next_cursor` of a previous page.
+	After *After `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before Cursor for backward paging: the `previous_cursor` of a previous page.
+	Before *Before `form:"before,omitempty" json:"before,omitempty"`
+
 	// Limit Page size (extension): 1 to 100, default 25.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
@@ -3673,6 +4033,12 @@ type ListBlastsParams struct {
 
 // CreateBlastParams defines parameters for CreateBlast.
 type CreateBlastParams struct {
+	// IdempotencyKey Optional idempotency key (extension). A request repeated with the same key and the same body within 24 hours is not executed again: the first response (status and body) is replayed with the response header `Idempotent-Replayed: true`. The same key with a different body answers 422 `idempotency_key_reused`; while the first request is still in flight, 409 `idempotency_key_in_use`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ResendBrandVerificationMessageParams defines parameters for ResendBrandVerificationMessage.
+type ResendBrandVerificationMessageParams struct {
 	// IdempotencyKey Optional idempotency key (extension). A request repeated with the same key and the same body within 24 hours is not executed again: the first response (status and body) is replayed with the response header `Idempotent-Replayed: true`. The same key with a different body answers 422 `idempotency_key_reused`; while the first request is still in flight, 409 `idempotency_key_in_use`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
@@ -3908,6 +4274,230 @@ type CheckVerificationParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// CallEndedWebhookParams defines parameters for CallEndedWebhook.
+type CallEndedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// CampaignApprovedWebhookParams defines parameters for CampaignApprovedWebhook.
+type CampaignApprovedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// CampaignDeactivatedWebhookParams defines parameters for CampaignDeactivatedWebhook.
+type CampaignDeactivatedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// ContactOptedInWebhookParams defines parameters for ContactOptedInWebhook.
+type ContactOptedInWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// ContactOptedOutWebhookParams defines parameters for ContactOptedOutWebhook.
+type ContactOptedOutWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// ConversationCreatedWebhookParams defines parameters for ConversationCreatedWebhook.
+type ConversationCreatedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// LinkFollowedWebhookParams defines parameters for LinkFollowedWebhook.
+type LinkFollowedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// MessageDeliveredWebhookParams defines parameters for MessageDeliveredWebhook.
+type MessageDeliveredWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// MessageFailedWebhookParams defines parameters for MessageFailedWebhook.
+type MessageFailedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// MessageReceivedWebhookParams defines parameters for MessageReceivedWebhook.
+type MessageReceivedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// MessageSentWebhookParams defines parameters for MessageSentWebhook.
+type MessageSentWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// PhoneNumberAttachedToCampaignWebhookParams defines parameters for PhoneNumberAttachedToCampaignWebhook.
+type PhoneNumberAttachedToCampaignWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// RecordingCompletedWebhookParams defines parameters for RecordingCompletedWebhook.
+type RecordingCompletedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
+// VoicemailReceivedWebhookParams defines parameters for VoicemailReceivedWebhook.
+type VoicemailReceivedWebhookParams struct {
+	// WebhookId The event's `evt_` id, the same on every retry of its delivery (deduplicate on it).
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this delivery attempt.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature `v1,` + base64(HMAC-SHA256(key, "{webhook-id}.{webhook-timestamp}.{body}")), key being the base64-decoded part of the endpoint's `whsec_` secret; several, space-separated, while a secret rotates (Standard Webhooks).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+
+	// SvcSignature Deprecated: `t={unix},v1={hex HMAC-SHA256(key, "{t}.{body}")}` with the same key; use `webhook-signature`.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	SvcSignature SvcSignature `json:"svc-signature"`
+}
+
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
 type CreateAccountJSONRequestBody = AccountCreateParams
 
@@ -3964,6 +4554,110 @@ type CreateProjectVerificationJSONRequestBody = VerificationParams
 
 // CheckVerificationJSONRequestBody defines body for CheckVerification for application/json ContentType.
 type CheckVerificationJSONRequestBody = VerificationCheckParams
+
+// CallEndedWebhookJSONRequestBody defines body for CallEndedWebhook for application/json ContentType.
+type CallEndedWebhookJSONRequestBody = CallEndedEvent
+
+// CampaignApprovedWebhookJSONRequestBody defines body for CampaignApprovedWebhook for application/json ContentType.
+type CampaignApprovedWebhookJSONRequestBody = CampaignApprovedEvent
+
+// CampaignDeactivatedWebhookJSONRequestBody defines body for CampaignDeactivatedWebhook for application/json ContentType.
+type CampaignDeactivatedWebhookJSONRequestBody = CampaignDeactivatedEvent
+
+// ContactOptedInWebhookJSONRequestBody defines body for ContactOptedInWebhook for application/json ContentType.
+type ContactOptedInWebhookJSONRequestBody = ContactOptedInEvent
+
+// ContactOptedOutWebhookJSONRequestBody defines body for ContactOptedOutWebhook for application/json ContentType.
+type ContactOptedOutWebhookJSONRequestBody = ContactOptedOutEvent
+
+// ConversationCreatedWebhookJSONRequestBody defines body for ConversationCreatedWebhook for application/json ContentType.
+type ConversationCreatedWebhookJSONRequestBody = ConversationCreatedEvent
+
+// LinkFollowedWebhookJSONRequestBody defines body for LinkFollowedWebhook for application/json ContentType.
+type LinkFollowedWebhookJSONRequestBody = LinkFollowedEvent
+
+// MessageDeliveredWebhookJSONRequestBody defines body for MessageDeliveredWebhook for application/json ContentType.
+type MessageDeliveredWebhookJSONRequestBody = MessageDeliveredEvent
+
+// MessageFailedWebhookJSONRequestBody defines body for MessageFailedWebhook for application/json ContentType.
+type MessageFailedWebhookJSONRequestBody = MessageFailedEvent
+
+// MessageReceivedWebhookJSONRequestBody defines body for MessageReceivedWebhook for application/json ContentType.
+type MessageReceivedWebhookJSONRequestBody = MessageReceivedEvent
+
+// MessageSentWebhookJSONRequestBody defines body for MessageSentWebhook for application/json ContentType.
+type MessageSentWebhookJSONRequestBody = MessageSentEvent
+
+// PhoneNumberAttachedToCampaignWebhookJSONRequestBody defines body for PhoneNumberAttachedToCampaignWebhook for application/json ContentType.
+type PhoneNumberAttachedToCampaignWebhookJSONRequestBody = PhoneNumberAttachedToCampaignEvent
+
+// RecordingCompletedWebhookJSONRequestBody defines body for RecordingCompletedWebhook for application/json ContentType.
+type RecordingCompletedWebhookJSONRequestBody = RecordingCompletedEvent
+
+// VoicemailReceivedWebhookJSONRequestBody defines body for VoicemailReceivedWebhook for application/json ContentType.
+type VoicemailReceivedWebhookJSONRequestBody = VoicemailReceivedEvent
+
+// AsLinkShortening returns the union data inside the MessageSettings_LinkShortening as a LinkShortening
+func (t MessageSettings_LinkShortening) AsLinkShortening() (LinkShortening, error) {
+	var body LinkShortening
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromLinkShortening overwrites any union data inside the MessageSettings_LinkShortening as the provided LinkShortening
+func (t *MessageSettings_LinkShortening) FromLinkShortening(v LinkShortening) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeLinkShortening performs a merge with any union data inside the MessageSettings_LinkShortening, using the provided LinkShortening
+func (t *MessageSettings_LinkShortening) MergeLinkShortening(v LinkShortening) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMessageSettingsLinkShortening1 returns the union data inside the MessageSettings_LinkShortening as a MessageSettingsLinkShortening1
+func (t MessageSettings_LinkShortening) AsMessageSettingsLinkShortening1() (MessageSettingsLinkShortening1, error) {
+	var body MessageSettingsLinkShortening1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMessageSettingsLinkShortening1 overwrites any union data inside the MessageSettings_LinkShortening as the provided MessageSettingsLinkShortening1
+func (t *MessageSettings_LinkShortening) FromMessageSettingsLinkShortening1(v MessageSettingsLinkShortening1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMessageSettingsLinkShortening1 performs a merge with any union data inside the MessageSettings_LinkShortening, using the provided MessageSettingsLinkShortening1
+func (t *MessageSettings_LinkShortening) MergeMessageSettingsLinkShortening1(v MessageSettingsLinkShortening1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MessageSettings_LinkShortening) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MessageSettings_LinkShortening) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // AsMessageSentEvent returns the union data inside the WebhookEvent as a MessageSentEvent
 func (t WebhookEvent) AsMessageSentEvent() (MessageSentEvent, error) {
@@ -4524,6 +5218,9 @@ type ServerInterface interface {
 	// CreateBlast Create a blast
 	// (POST /accounts/{account_id}/blasts)
 	CreateBlast(ctx echo.Context, accountId AccountId, params CreateBlastParams) error
+	// ResendBrandVerificationMessage Resend the brand verification code
+	// (POST /accounts/{account_id}/brand_verification_messages)
+	ResendBrandVerificationMessage(ctx echo.Context, accountId AccountId, params ResendBrandVerificationMessageParams) error
 	// ListCalls List calls
 	// (GET /accounts/{account_id}/calls)
 	ListCalls(ctx echo.Context, accountId AccountId, params ListCallsParams) error
@@ -4888,6 +5585,20 @@ func (w *ServerInterfaceWrapper) ListAvailablePhoneNumbers(ctx echo.Context) err
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter carrier: %s", err))
 	}
 
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
 	// ------------- Optional query parameter "limit" -------------
 
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
@@ -4972,6 +5683,42 @@ func (w *ServerInterfaceWrapper) CreateBlast(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateBlast(ctx, accountId, params)
+	return err
+}
+
+// ResendBrandVerificationMessage converts echo context to params.
+func (w *ServerInterfaceWrapper) ResendBrandVerificationMessage(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "account_id" -------------
+	var accountId AccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "account_id", ctx.Param("account_id"), &accountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ResendBrandVerificationMessageParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResendBrandVerificationMessage(ctx, accountId, params)
 	return err
 }
 
@@ -6466,95 +7213,1457 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 	router.GET(options.BaseURL+"/accounts", wrapper.ListAccounts, options.OperationMiddlewares["listAccounts"]...)
 	router.POST(options.BaseURL+"/accounts", wrapper.CreateAccount, options.OperationMiddlewares["createAccount"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/audiences", wrapper.ListAudiences, options.OperationMiddlewares["listAudiences"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/audiences", wrapper.CreateAudience, options.OperationMiddlewares["createAudience"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/available_phone_numbers", wrapper.ListAvailablePhoneNumbers, options.OperationMiddlewares["listAvailablePhoneNumbers"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/blasts", wrapper.ListBlasts, options.OperationMiddlewares["listBlasts"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/blasts", wrapper.CreateBlast, options.OperationMiddlewares["createBlast"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/brand_verification_messages", wrapper.ResendBrandVerificationMessage, options.OperationMiddlewares["resendBrandVerificationMessage"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/calls", wrapper.ListCalls, options.OperationMiddlewares["listCalls"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/campaigns", wrapper.ListCampaigns, options.OperationMiddlewares["listCampaigns"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/campaigns", wrapper.CreateCampaign, options.OperationMiddlewares["createCampaign"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/contacts", wrapper.ListContacts, options.OperationMiddlewares["listContacts"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/contacts", wrapper.CreateContact, options.OperationMiddlewares["createContact"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/conversations", wrapper.ListConversations, options.OperationMiddlewares["listConversations"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/messages", wrapper.ListMessages, options.OperationMiddlewares["listMessages"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/messages", wrapper.SendMessage, options.OperationMiddlewares["sendMessage"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/phone_numbers", wrapper.ListPhoneNumbers, options.OperationMiddlewares["listPhoneNumbers"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/phone_numbers", wrapper.PurchasePhoneNumber, options.OperationMiddlewares["purchasePhoneNumber"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/recordings", wrapper.ListRecordings, options.OperationMiddlewares["listRecordings"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/status", wrapper.GetAccountStatus, options.OperationMiddlewares["getAccountStatus"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/toll_free_campaigns", wrapper.ListTollFreeCampaigns, options.OperationMiddlewares["listTollFreeCampaigns"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/toll_free_campaigns", wrapper.CreateTollFreeCampaign, options.OperationMiddlewares["createTollFreeCampaign"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/users", wrapper.CreateUser, options.OperationMiddlewares["createUser"]...)
+	router.POST(options.BaseURL+"/accounts/:account_id/verifications", wrapper.CreateVerification, options.OperationMiddlewares["createVerification"]...)
+	router.GET(options.BaseURL+"/accounts/:account_id/voicemails", wrapper.ListVoicemails, options.OperationMiddlewares["listVoicemails"]...)
 	router.DELETE(options.BaseURL+"/accounts/:id", wrapper.ArchiveAccount, options.OperationMiddlewares["archiveAccount"]...)
 	router.GET(options.BaseURL+"/accounts/:id", wrapper.GetAccount, options.OperationMiddlewares["getAccount"]...)
 	router.PATCH(options.BaseURL+"/accounts/:id", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/status", wrapper.GetAccountStatus, options.OperationMiddlewares["getAccountStatus"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/users", wrapper.CreateUser, options.OperationMiddlewares["createUser"]...)
+	router.GET(options.BaseURL+"/attachments/:attachment_id/file", wrapper.GetAttachmentFile, options.OperationMiddlewares["getAttachmentFile"]...)
+	router.GET(options.BaseURL+"/audiences/:audience_id/contacts", wrapper.ListAudienceContacts, options.OperationMiddlewares["listAudienceContacts"]...)
+	router.POST(options.BaseURL+"/audiences/:audience_id/contacts", wrapper.AddAudienceContact, options.OperationMiddlewares["addAudienceContact"]...)
+	router.DELETE(options.BaseURL+"/audiences/:audience_id/contacts/:contact_id", wrapper.RemoveAudienceContact, options.OperationMiddlewares["removeAudienceContact"]...)
+	router.GET(options.BaseURL+"/audiences/:id", wrapper.GetAudience, options.OperationMiddlewares["getAudience"]...)
+	router.GET(options.BaseURL+"/blasts/:id", wrapper.GetBlast, options.OperationMiddlewares["getBlast"]...)
+	router.POST(options.BaseURL+"/blasts/:id/cancel", wrapper.CancelBlast, options.OperationMiddlewares["cancelBlast"]...)
+	router.GET(options.BaseURL+"/calls/:id", wrapper.GetCall, options.OperationMiddlewares["getCall"]...)
+	router.DELETE(options.BaseURL+"/campaigns/:id", wrapper.DeactivateCampaign, options.OperationMiddlewares["deactivateCampaign"]...)
+	router.GET(options.BaseURL+"/campaigns/:id", wrapper.GetCampaign, options.OperationMiddlewares["getCampaign"]...)
+	router.PATCH(options.BaseURL+"/campaigns/:id", wrapper.UpdateCampaign, options.OperationMiddlewares["updateCampaign"]...)
+	router.GET(options.BaseURL+"/contacts/:id", wrapper.GetContact, options.OperationMiddlewares["getContact"]...)
+	router.PATCH(options.BaseURL+"/contacts/:id", wrapper.UpdateContact, options.OperationMiddlewares["updateContact"]...)
+	router.GET(options.BaseURL+"/conversations/:id", wrapper.GetConversation, options.OperationMiddlewares["getConversation"]...)
+	router.GET(options.BaseURL+"/healthz", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
+	router.GET(options.BaseURL+"/l/:code", wrapper.FollowLink, options.OperationMiddlewares["followLink"]...)
+	router.GET(options.BaseURL+"/messages/:id", wrapper.GetMessage, options.OperationMiddlewares["getMessage"]...)
+	router.POST(options.BaseURL+"/messages/:id/cancel", wrapper.CancelMessage, options.OperationMiddlewares["cancelMessage"]...)
+	router.DELETE(options.BaseURL+"/phone_numbers/:id", wrapper.ReleasePhoneNumber, options.OperationMiddlewares["releasePhoneNumber"]...)
+	router.GET(options.BaseURL+"/phone_numbers/:id", wrapper.GetPhoneNumber, options.OperationMiddlewares["getPhoneNumber"]...)
+	router.PATCH(options.BaseURL+"/phone_numbers/:id", wrapper.UpdatePhoneNumber, options.OperationMiddlewares["updatePhoneNumber"]...)
+	router.GET(options.BaseURL+"/readyz", wrapper.GetReadiness, options.OperationMiddlewares["getReadiness"]...)
+	router.DELETE(options.BaseURL+"/recordings/:id", wrapper.DeleteRecording, options.OperationMiddlewares["deleteRecording"]...)
+	router.GET(options.BaseURL+"/recordings/:id", wrapper.GetRecording, options.OperationMiddlewares["getRecording"]...)
+	router.GET(options.BaseURL+"/recordings/:recording_id/file", wrapper.GetRecordingFile, options.OperationMiddlewares["getRecordingFile"]...)
+	router.DELETE(options.BaseURL+"/toll_free_campaigns/:id", wrapper.CancelTollFreeCampaign, options.OperationMiddlewares["cancelTollFreeCampaign"]...)
+	router.GET(options.BaseURL+"/toll_free_campaigns/:id", wrapper.GetTollFreeCampaign, options.OperationMiddlewares["getTollFreeCampaign"]...)
+	router.GET(options.BaseURL+"/usage", wrapper.GetUsage, options.OperationMiddlewares["getUsage"]...)
 	router.DELETE(options.BaseURL+"/users/:id", wrapper.DeleteUser, options.OperationMiddlewares["deleteUser"]...)
 	router.GET(options.BaseURL+"/users/:id", wrapper.GetUser, options.OperationMiddlewares["getUser"]...)
 	router.PATCH(options.BaseURL+"/users/:id", wrapper.UpdateUser, options.OperationMiddlewares["updateUser"]...)
 	router.POST(options.BaseURL+"/users/:user_id/tokens", wrapper.CreateUserToken, options.OperationMiddlewares["createUserToken"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/contacts", wrapper.ListContacts, options.OperationMiddlewares["listContacts"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/contacts", wrapper.CreateContact, options.OperationMiddlewares["createContact"]...)
-	router.GET(options.BaseURL+"/contacts/:id", wrapper.GetContact, options.OperationMiddlewares["getContact"]...)
-	router.PATCH(options.BaseURL+"/contacts/:id", wrapper.UpdateContact, options.OperationMiddlewares["updateContact"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/messages", wrapper.ListMessages, options.OperationMiddlewares["listMessages"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/messages", wrapper.SendMessage, options.OperationMiddlewares["sendMessage"]...)
-	router.GET(options.BaseURL+"/messages/:id", wrapper.GetMessage, options.OperationMiddlewares["getMessage"]...)
-	router.POST(options.BaseURL+"/messages/:id/cancel", wrapper.CancelMessage, options.OperationMiddlewares["cancelMessage"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/conversations", wrapper.ListConversations, options.OperationMiddlewares["listConversations"]...)
-	router.GET(options.BaseURL+"/conversations/:id", wrapper.GetConversation, options.OperationMiddlewares["getConversation"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/blasts", wrapper.ListBlasts, options.OperationMiddlewares["listBlasts"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/blasts", wrapper.CreateBlast, options.OperationMiddlewares["createBlast"]...)
-	router.GET(options.BaseURL+"/blasts/:id", wrapper.GetBlast, options.OperationMiddlewares["getBlast"]...)
-	router.POST(options.BaseURL+"/blasts/:id/cancel", wrapper.CancelBlast, options.OperationMiddlewares["cancelBlast"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/audiences", wrapper.ListAudiences, options.OperationMiddlewares["listAudiences"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/audiences", wrapper.CreateAudience, options.OperationMiddlewares["createAudience"]...)
-	router.GET(options.BaseURL+"/audiences/:id", wrapper.GetAudience, options.OperationMiddlewares["getAudience"]...)
-	router.GET(options.BaseURL+"/audiences/:audience_id/contacts", wrapper.ListAudienceContacts, options.OperationMiddlewares["listAudienceContacts"]...)
-	router.POST(options.BaseURL+"/audiences/:audience_id/contacts", wrapper.AddAudienceContact, options.OperationMiddlewares["addAudienceContact"]...)
-	router.DELETE(options.BaseURL+"/audiences/:audience_id/contacts/:contact_id", wrapper.RemoveAudienceContact, options.OperationMiddlewares["removeAudienceContact"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/available_phone_numbers", wrapper.ListAvailablePhoneNumbers, options.OperationMiddlewares["listAvailablePhoneNumbers"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/phone_numbers", wrapper.ListPhoneNumbers, options.OperationMiddlewares["listPhoneNumbers"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/phone_numbers", wrapper.PurchasePhoneNumber, options.OperationMiddlewares["purchasePhoneNumber"]...)
-	router.DELETE(options.BaseURL+"/phone_numbers/:id", wrapper.ReleasePhoneNumber, options.OperationMiddlewares["releasePhoneNumber"]...)
-	router.GET(options.BaseURL+"/phone_numbers/:id", wrapper.GetPhoneNumber, options.OperationMiddlewares["getPhoneNumber"]...)
-	router.PATCH(options.BaseURL+"/phone_numbers/:id", wrapper.UpdatePhoneNumber, options.OperationMiddlewares["updatePhoneNumber"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/campaigns", wrapper.ListCampaigns, options.OperationMiddlewares["listCampaigns"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/campaigns", wrapper.CreateCampaign, options.OperationMiddlewares["createCampaign"]...)
-	router.DELETE(options.BaseURL+"/campaigns/:id", wrapper.DeactivateCampaign, options.OperationMiddlewares["deactivateCampaign"]...)
-	router.GET(options.BaseURL+"/campaigns/:id", wrapper.GetCampaign, options.OperationMiddlewares["getCampaign"]...)
-	router.PATCH(options.BaseURL+"/campaigns/:id", wrapper.UpdateCampaign, options.OperationMiddlewares["updateCampaign"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/toll_free_campaigns", wrapper.ListTollFreeCampaigns, options.OperationMiddlewares["listTollFreeCampaigns"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/toll_free_campaigns", wrapper.CreateTollFreeCampaign, options.OperationMiddlewares["createTollFreeCampaign"]...)
-	router.DELETE(options.BaseURL+"/toll_free_campaigns/:id", wrapper.CancelTollFreeCampaign, options.OperationMiddlewares["cancelTollFreeCampaign"]...)
-	router.GET(options.BaseURL+"/toll_free_campaigns/:id", wrapper.GetTollFreeCampaign, options.OperationMiddlewares["getTollFreeCampaign"]...)
-	router.POST(options.BaseURL+"/accounts/:account_id/verifications", wrapper.CreateVerification, options.OperationMiddlewares["createVerification"]...)
 	router.POST(options.BaseURL+"/verifications", wrapper.CreateProjectVerification, options.OperationMiddlewares["createProjectVerification"]...)
 	router.GET(options.BaseURL+"/verifications/:id", wrapper.GetVerification, options.OperationMiddlewares["getVerification"]...)
 	router.POST(options.BaseURL+"/verifications/:id/checks", wrapper.CheckVerification, options.OperationMiddlewares["checkVerification"]...)
-	router.DELETE(options.BaseURL+"/recordings/:id", wrapper.DeleteRecording, options.OperationMiddlewares["deleteRecording"]...)
-	router.GET(options.BaseURL+"/recordings/:id", wrapper.GetRecording, options.OperationMiddlewares["getRecording"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/recordings", wrapper.ListRecordings, options.OperationMiddlewares["listRecordings"]...)
-	router.GET(options.BaseURL+"/recordings/:recording_id/file", wrapper.GetRecordingFile, options.OperationMiddlewares["getRecordingFile"]...)
-	router.GET(options.BaseURL+"/calls/:id", wrapper.GetCall, options.OperationMiddlewares["getCall"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/calls", wrapper.ListCalls, options.OperationMiddlewares["listCalls"]...)
 	router.GET(options.BaseURL+"/voicemails/:id", wrapper.GetVoicemail, options.OperationMiddlewares["getVoicemail"]...)
-	router.GET(options.BaseURL+"/accounts/:account_id/voicemails", wrapper.ListVoicemails, options.OperationMiddlewares["listVoicemails"]...)
-	router.GET(options.BaseURL+"/attachments/:attachment_id/file", wrapper.GetAttachmentFile, options.OperationMiddlewares["getAttachmentFile"]...)
-	router.GET(options.BaseURL+"/l/:code", wrapper.FollowLink, options.OperationMiddlewares["followLink"]...)
-	router.GET(options.BaseURL+"/usage", wrapper.GetUsage, options.OperationMiddlewares["getUsage"]...)
-	router.GET(options.BaseURL+"/healthz", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
-	router.GET(options.BaseURL+"/readyz", wrapper.GetReadiness, options.OperationMiddlewares["getReadiness"]...)
-	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJwks, options.OperationMiddlewares["getJwks"]...)
 
+}
+
+// CallbackReceiverInterface represents handlers for receiving inbound
+// callback requests. Each callback becomes a Handle*Callback
+// method that the implementation fills in. The caller mounts the per-
+// callback echo.HandlerFunc returned by {Op}CallbackHandler at
+// whatever URL path they advertise to senders.
+type CallbackReceiverInterface interface {
+	// Webhook call.ended
+	// HandleCallEndedWebhookCallback handles the POST callback for call.ended.
+	HandleCallEndedWebhookCallback(ctx echo.Context, params CallEndedWebhookParams) error
+	// Webhook campaign.approved
+	// HandleCampaignApprovedWebhookCallback handles the POST callback for campaign.approved.
+	HandleCampaignApprovedWebhookCallback(ctx echo.Context, params CampaignApprovedWebhookParams) error
+	// Webhook campaign.deactivated
+	// HandleCampaignDeactivatedWebhookCallback handles the POST callback for campaign.deactivated.
+	HandleCampaignDeactivatedWebhookCallback(ctx echo.Context, params CampaignDeactivatedWebhookParams) error
+	// Webhook contact.opted_in
+	// HandleContactOptedInWebhookCallback handles the POST callback for contact.opted_in.
+	HandleContactOptedInWebhookCallback(ctx echo.Context, params ContactOptedInWebhookParams) error
+	// Webhook contact.opted_out
+	// HandleContactOptedOutWebhookCallback handles the POST callback for contact.opted_out.
+	HandleContactOptedOutWebhookCallback(ctx echo.Context, params ContactOptedOutWebhookParams) error
+	// Webhook conversation.created
+	// HandleConversationCreatedWebhookCallback handles the POST callback for conversation.created.
+	HandleConversationCreatedWebhookCallback(ctx echo.Context, params ConversationCreatedWebhookParams) error
+	// Webhook link.followed
+	// HandleLinkFollowedWebhookCallback handles the POST callback for link.followed.
+	HandleLinkFollowedWebhookCallback(ctx echo.Context, params LinkFollowedWebhookParams) error
+	// Webhook message.delivered
+	// HandleMessageDeliveredWebhookCallback handles the POST callback for message.delivered.
+	HandleMessageDeliveredWebhookCallback(ctx echo.Context, params MessageDeliveredWebhookParams) error
+	// Webhook message.failed
+	// HandleMessageFailedWebhookCallback handles the POST callback for message.failed.
+	HandleMessageFailedWebhookCallback(ctx echo.Context, params MessageFailedWebhookParams) error
+	// Webhook message.received
+	// HandleMessageReceivedWebhookCallback handles the POST callback for message.received.
+	HandleMessageReceivedWebhookCallback(ctx echo.Context, params MessageReceivedWebhookParams) error
+	// Webhook message.sent
+	// HandleMessageSentWebhookCallback handles the POST callback for message.sent.
+	HandleMessageSentWebhookCallback(ctx echo.Context, params MessageSentWebhookParams) error
+	// Webhook phone_number.attached_to_campaign
+	// HandlePhoneNumberAttachedToCampaignWebhookCallback handles the POST callback for phone_number.attached_to_campaign.
+	HandlePhoneNumberAttachedToCampaignWebhookCallback(ctx echo.Context, params PhoneNumberAttachedToCampaignWebhookParams) error
+	// Webhook recording.completed
+	// HandleRecordingCompletedWebhookCallback handles the POST callback for recording.completed.
+	HandleRecordingCompletedWebhookCallback(ctx echo.Context, params RecordingCompletedWebhookParams) error
+	// Webhook voicemail.received
+	// HandleVoicemailReceivedWebhookCallback handles the POST callback for voicemail.received.
+	HandleVoicemailReceivedWebhookCallback(ctx echo.Context, params VoicemailReceivedWebhookParams) error
+}
+
+// CallEndedWebhookCallbackHandler returns the echo.HandlerFunc for the call.ended callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func CallEndedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params CallEndedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleCallEndedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// CampaignApprovedWebhookCallbackHandler returns the echo.HandlerFunc for the campaign.approved callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func CampaignApprovedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params CampaignApprovedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleCampaignApprovedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// CampaignDeactivatedWebhookCallbackHandler returns the echo.HandlerFunc for the campaign.deactivated callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func CampaignDeactivatedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params CampaignDeactivatedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleCampaignDeactivatedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// ContactOptedInWebhookCallbackHandler returns the echo.HandlerFunc for the contact.opted_in callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func ContactOptedInWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params ContactOptedInWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleContactOptedInWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// ContactOptedOutWebhookCallbackHandler returns the echo.HandlerFunc for the contact.opted_out callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func ContactOptedOutWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params ContactOptedOutWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleContactOptedOutWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// ConversationCreatedWebhookCallbackHandler returns the echo.HandlerFunc for the conversation.created callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func ConversationCreatedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params ConversationCreatedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleConversationCreatedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// LinkFollowedWebhookCallbackHandler returns the echo.HandlerFunc for the link.followed callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func LinkFollowedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params LinkFollowedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleLinkFollowedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// MessageDeliveredWebhookCallbackHandler returns the echo.HandlerFunc for the message.delivered callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func MessageDeliveredWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params MessageDeliveredWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleMessageDeliveredWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// MessageFailedWebhookCallbackHandler returns the echo.HandlerFunc for the message.failed callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func MessageFailedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params MessageFailedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleMessageFailedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// MessageReceivedWebhookCallbackHandler returns the echo.HandlerFunc for the message.received callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func MessageReceivedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params MessageReceivedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleMessageReceivedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// MessageSentWebhookCallbackHandler returns the echo.HandlerFunc for the message.sent callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func MessageSentWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params MessageSentWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleMessageSentWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// PhoneNumberAttachedToCampaignWebhookCallbackHandler returns the echo.HandlerFunc for the phone_number.attached_to_campaign callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func PhoneNumberAttachedToCampaignWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params PhoneNumberAttachedToCampaignWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandlePhoneNumberAttachedToCampaignWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// RecordingCompletedWebhookCallbackHandler returns the echo.HandlerFunc for the recording.completed callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func RecordingCompletedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params RecordingCompletedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleRecordingCompletedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
+}
+
+// VoicemailReceivedWebhookCallbackHandler returns the echo.HandlerFunc for the voicemail.received callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func VoicemailReceivedWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params VoicemailReceivedWebhookParams
+
+		// ------------- Required header parameter "webhook-id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-id")]; found {
+			var WebhookId WebhookId
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-id", valueList[0], &WebhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-id: %s", err))
+			}
+			params.WebhookId = WebhookId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-timestamp")]; found {
+			var WebhookTimestamp WebhookTimestamp
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-timestamp", valueList[0], &WebhookTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-timestamp: %s", err))
+			}
+			params.WebhookTimestamp = WebhookTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "webhook-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("webhook-signature")]; found {
+			var WebhookSignature WebhookSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for webhook-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "webhook-signature", valueList[0], &WebhookSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook-signature: %s", err))
+			}
+			params.WebhookSignature = WebhookSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter webhook-signature is required, but not found"))
+		}
+
+		// ------------- Required header parameter "svc-signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("svc-signature")]; found {
+			var SvcSignature SvcSignature
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for svc-signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "svc-signature", valueList[0], &SvcSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svc-signature: %s", err))
+			}
+			params.SvcSignature = SvcSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter svc-signature is required, but not found"))
+		}
+
+		return si.HandleVoicemailReceivedWebhookCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
 }
 
 type BadRequestJSONResponse ErrorResponse
 
-type ConflictJSONResponse ErrorResponse
+type ConflictResponseHeaders struct {
+	XShouldRetry string
+}
+type ConflictJSONResponse struct {
+	Body ErrorResponse
+
+	Headers ConflictResponseHeaders
+}
 
 type ForbiddenJSONResponse ErrorResponse
 
 type InternalErrorJSONResponse ErrorResponse
 
+type MethodNotAllowedJSONResponse ErrorResponse
+
 type NotFoundJSONResponse ErrorResponse
 
 type NotImplementedJSONResponse ErrorResponse
+
+type RequestHeaderFieldsTooLargeJSONResponse ErrorResponse
 
 type RequestTooLargeJSONResponse ErrorResponse
 
 type ServiceUnavailableJSONResponse ErrorResponse
 
 type TooManyRequestsResponseHeaders struct {
-	RateLimitLimit     *int
-	RateLimitRemaining *int
-	RateLimitReset     *int
-	RetryAfter         *int
+	RateLimitReset *int
+	RetryAfter     int
 }
 type TooManyRequestsJSONResponse struct {
 	Body ErrorResponse
@@ -6597,6 +8706,50 @@ func (response GetJwks403JSONResponse) VisitGetJwksResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJwks405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetJwks405JSONResponse) VisitGetJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJwks413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetJwks413JSONResponse) VisitGetJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJwks431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetJwks431JSONResponse) VisitGetJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6665,6 +8818,34 @@ func (response ListAccounts403JSONResponse) VisitListAccountsResponse(w http.Res
 	return err
 }
 
+type ListAccounts405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListAccounts405JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListAccounts413JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAccounts422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -6690,19 +8871,27 @@ func (response ListAccounts429JSONResponse) VisitListAccountsResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListAccounts431JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6786,15 +8975,30 @@ func (response CreateAccount403JSONResponse) VisitCreateAccountResponse(w http.R
 	return err
 }
 
-type CreateAccount409JSONResponse struct{ ConflictJSONResponse }
+type CreateAccount405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateAccount409JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+func (response CreateAccount405JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateAccount409JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -6839,19 +9043,27 @@ func (response CreateAccount429JSONResponse) VisitCreateAccountResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateAccount431JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6935,6 +9147,34 @@ func (response ListAudiences404JSONResponse) VisitListAudiencesResponse(w http.R
 	return err
 }
 
+type ListAudiences405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListAudiences405JSONResponse) VisitListAudiencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAudiences413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListAudiences413JSONResponse) VisitListAudiencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAudiences422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -6960,19 +9200,27 @@ func (response ListAudiences429JSONResponse) VisitListAudiencesResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAudiences431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListAudiences431JSONResponse) VisitListAudiencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7071,15 +9319,30 @@ func (response CreateAudience404JSONResponse) VisitCreateAudienceResponse(w http
 	return err
 }
 
-type CreateAudience409JSONResponse struct{ ConflictJSONResponse }
+type CreateAudience405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateAudience409JSONResponse) VisitCreateAudienceResponse(w http.ResponseWriter) error {
+func (response CreateAudience405JSONResponse) VisitCreateAudienceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAudience409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateAudience409JSONResponse) VisitCreateAudienceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7124,19 +9387,27 @@ func (response CreateAudience429JSONResponse) VisitCreateAudienceResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAudience431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateAudience431JSONResponse) VisitCreateAudienceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7220,6 +9491,34 @@ func (response ListAvailablePhoneNumbers404JSONResponse) VisitListAvailablePhone
 	return err
 }
 
+type ListAvailablePhoneNumbers405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListAvailablePhoneNumbers405JSONResponse) VisitListAvailablePhoneNumbersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAvailablePhoneNumbers413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListAvailablePhoneNumbers413JSONResponse) VisitListAvailablePhoneNumbersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAvailablePhoneNumbers422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -7245,19 +9544,27 @@ func (response ListAvailablePhoneNumbers429JSONResponse) VisitListAvailablePhone
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAvailablePhoneNumbers431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListAvailablePhoneNumbers431JSONResponse) VisitListAvailablePhoneNumbersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7355,6 +9662,34 @@ func (response ListBlasts404JSONResponse) VisitListBlastsResponse(w http.Respons
 	return err
 }
 
+type ListBlasts405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListBlasts405JSONResponse) VisitListBlastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlasts413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListBlasts413JSONResponse) VisitListBlastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListBlasts422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -7380,19 +9715,27 @@ func (response ListBlasts429JSONResponse) VisitListBlastsResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlasts431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListBlasts431JSONResponse) VisitListBlastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7491,15 +9834,30 @@ func (response CreateBlast404JSONResponse) VisitCreateBlastResponse(w http.Respo
 	return err
 }
 
-type CreateBlast409JSONResponse struct{ ConflictJSONResponse }
+type CreateBlast405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateBlast409JSONResponse) VisitCreateBlastResponse(w http.ResponseWriter) error {
+func (response CreateBlast405JSONResponse) VisitCreateBlastResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBlast409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateBlast409JSONResponse) VisitCreateBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7544,19 +9902,27 @@ func (response CreateBlast429JSONResponse) VisitCreateBlastResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBlast431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateBlast431JSONResponse) VisitCreateBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7564,6 +9930,178 @@ func (response CreateBlast429JSONResponse) VisitCreateBlastResponse(w http.Respo
 type CreateBlast500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response CreateBlast500JSONResponse) VisitCreateBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessageRequestObject struct {
+	AccountId AccountId `json:"account_id"`
+	Params    ResendBrandVerificationMessageParams
+}
+
+type ResendBrandVerificationMessageResponseObject interface {
+	VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error
+}
+
+type ResendBrandVerificationMessage202JSONResponse BrandVerificationMessageResponse
+
+func (response ResendBrandVerificationMessage202JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ResendBrandVerificationMessage401JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ResendBrandVerificationMessage403JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResendBrandVerificationMessage404JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ResendBrandVerificationMessage405JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ResendBrandVerificationMessage409JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ResendBrandVerificationMessage413JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ResendBrandVerificationMessage422JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ResendBrandVerificationMessage429JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimitReset != nil {
+		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ResendBrandVerificationMessage431JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResendBrandVerificationMessage500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ResendBrandVerificationMessage500JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -7640,6 +10178,34 @@ func (response ListCalls404JSONResponse) VisitListCallsResponse(w http.ResponseW
 	return err
 }
 
+type ListCalls405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListCalls405JSONResponse) VisitListCallsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCalls413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListCalls413JSONResponse) VisitListCallsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCalls422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -7665,19 +10231,27 @@ func (response ListCalls429JSONResponse) VisitListCallsResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCalls431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListCalls431JSONResponse) VisitListCallsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7761,6 +10335,34 @@ func (response ListCampaigns404JSONResponse) VisitListCampaignsResponse(w http.R
 	return err
 }
 
+type ListCampaigns405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListCampaigns405JSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListCampaigns413JSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCampaigns422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -7786,19 +10388,27 @@ func (response ListCampaigns429JSONResponse) VisitListCampaignsResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListCampaigns431JSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7897,15 +10507,30 @@ func (response CreateCampaign404JSONResponse) VisitCreateCampaignResponse(w http
 	return err
 }
 
-type CreateCampaign409JSONResponse struct{ ConflictJSONResponse }
+type CreateCampaign405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateCampaign409JSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+func (response CreateCampaign405JSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCampaign409JSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -7950,19 +10575,27 @@ func (response CreateCampaign429JSONResponse) VisitCreateCampaignResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateCampaign431JSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8060,6 +10693,34 @@ func (response ListContacts404JSONResponse) VisitListContactsResponse(w http.Res
 	return err
 }
 
+type ListContacts405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListContacts405JSONResponse) VisitListContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListContacts413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListContacts413JSONResponse) VisitListContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListContacts422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -8085,19 +10746,27 @@ func (response ListContacts429JSONResponse) VisitListContactsResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListContacts431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListContacts431JSONResponse) VisitListContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8196,15 +10865,30 @@ func (response CreateContact404JSONResponse) VisitCreateContactResponse(w http.R
 	return err
 }
 
-type CreateContact409JSONResponse struct{ ConflictJSONResponse }
+type CreateContact405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateContact409JSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
+func (response CreateContact405JSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateContact409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateContact409JSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8249,19 +10933,27 @@ func (response CreateContact429JSONResponse) VisitCreateContactResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateContact431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateContact431JSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8345,6 +11037,34 @@ func (response ListConversations404JSONResponse) VisitListConversationsResponse(
 	return err
 }
 
+type ListConversations405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListConversations405JSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListConversations413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListConversations413JSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListConversations422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -8370,19 +11090,27 @@ func (response ListConversations429JSONResponse) VisitListConversationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListConversations431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListConversations431JSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8466,6 +11194,34 @@ func (response ListMessages404JSONResponse) VisitListMessagesResponse(w http.Res
 	return err
 }
 
+type ListMessages405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListMessages405JSONResponse) VisitListMessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMessages413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListMessages413JSONResponse) VisitListMessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMessages422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -8491,19 +11247,27 @@ func (response ListMessages429JSONResponse) VisitListMessagesResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMessages431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListMessages431JSONResponse) VisitListMessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8602,15 +11366,30 @@ func (response SendMessage404JSONResponse) VisitSendMessageResponse(w http.Respo
 	return err
 }
 
-type SendMessage409JSONResponse struct{ ConflictJSONResponse }
+type SendMessage405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response SendMessage409JSONResponse) VisitSendMessageResponse(w http.ResponseWriter) error {
+func (response SendMessage405JSONResponse) VisitSendMessageResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendMessage409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SendMessage409JSONResponse) VisitSendMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8655,19 +11434,27 @@ func (response SendMessage429JSONResponse) VisitSendMessageResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendMessage431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response SendMessage431JSONResponse) VisitSendMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8751,6 +11538,34 @@ func (response ListPhoneNumbers404JSONResponse) VisitListPhoneNumbersResponse(w 
 	return err
 }
 
+type ListPhoneNumbers405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListPhoneNumbers405JSONResponse) VisitListPhoneNumbersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPhoneNumbers413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListPhoneNumbers413JSONResponse) VisitListPhoneNumbersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPhoneNumbers422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -8776,19 +11591,27 @@ func (response ListPhoneNumbers429JSONResponse) VisitListPhoneNumbersResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPhoneNumbers431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListPhoneNumbers431JSONResponse) VisitListPhoneNumbersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8887,15 +11710,30 @@ func (response PurchasePhoneNumber404JSONResponse) VisitPurchasePhoneNumberRespo
 	return err
 }
 
-type PurchasePhoneNumber409JSONResponse struct{ ConflictJSONResponse }
+type PurchasePhoneNumber405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response PurchasePhoneNumber409JSONResponse) VisitPurchasePhoneNumberResponse(w http.ResponseWriter) error {
+func (response PurchasePhoneNumber405JSONResponse) VisitPurchasePhoneNumberResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PurchasePhoneNumber409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PurchasePhoneNumber409JSONResponse) VisitPurchasePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -8940,19 +11778,27 @@ func (response PurchasePhoneNumber429JSONResponse) VisitPurchasePhoneNumberRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PurchasePhoneNumber431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response PurchasePhoneNumber431JSONResponse) VisitPurchasePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9050,6 +11896,34 @@ func (response ListRecordings404JSONResponse) VisitListRecordingsResponse(w http
 	return err
 }
 
+type ListRecordings405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListRecordings405JSONResponse) VisitListRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecordings413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListRecordings413JSONResponse) VisitListRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRecordings422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -9075,19 +11949,27 @@ func (response ListRecordings429JSONResponse) VisitListRecordingsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecordings431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListRecordings431JSONResponse) VisitListRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9171,6 +12053,34 @@ func (response GetAccountStatus404JSONResponse) VisitGetAccountStatusResponse(w 
 	return err
 }
 
+type GetAccountStatus405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetAccountStatus405JSONResponse) VisitGetAccountStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountStatus413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetAccountStatus413JSONResponse) VisitGetAccountStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountStatus422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -9196,19 +12106,27 @@ func (response GetAccountStatus429JSONResponse) VisitGetAccountStatusResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccountStatus431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetAccountStatus431JSONResponse) VisitGetAccountStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9292,6 +12210,34 @@ func (response ListTollFreeCampaigns404JSONResponse) VisitListTollFreeCampaignsR
 	return err
 }
 
+type ListTollFreeCampaigns405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListTollFreeCampaigns405JSONResponse) VisitListTollFreeCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTollFreeCampaigns413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListTollFreeCampaigns413JSONResponse) VisitListTollFreeCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTollFreeCampaigns422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -9317,19 +12263,27 @@ func (response ListTollFreeCampaigns429JSONResponse) VisitListTollFreeCampaignsR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTollFreeCampaigns431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListTollFreeCampaigns431JSONResponse) VisitListTollFreeCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9428,15 +12382,30 @@ func (response CreateTollFreeCampaign404JSONResponse) VisitCreateTollFreeCampaig
 	return err
 }
 
-type CreateTollFreeCampaign409JSONResponse struct{ ConflictJSONResponse }
+type CreateTollFreeCampaign405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateTollFreeCampaign409JSONResponse) VisitCreateTollFreeCampaignResponse(w http.ResponseWriter) error {
+func (response CreateTollFreeCampaign405JSONResponse) VisitCreateTollFreeCampaignResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTollFreeCampaign409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateTollFreeCampaign409JSONResponse) VisitCreateTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9481,19 +12450,27 @@ func (response CreateTollFreeCampaign429JSONResponse) VisitCreateTollFreeCampaig
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTollFreeCampaign431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateTollFreeCampaign431JSONResponse) VisitCreateTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9577,6 +12554,34 @@ func (response ListUsers404JSONResponse) VisitListUsersResponse(w http.ResponseW
 	return err
 }
 
+type ListUsers405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListUsers405JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUsers413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListUsers413JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUsers422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -9602,19 +12607,27 @@ func (response ListUsers429JSONResponse) VisitListUsersResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUsers431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListUsers431JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9713,15 +12726,30 @@ func (response CreateUser404JSONResponse) VisitCreateUserResponse(w http.Respons
 	return err
 }
 
-type CreateUser409JSONResponse struct{ ConflictJSONResponse }
+type CreateUser405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateUser409JSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+func (response CreateUser405JSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUser409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateUser409JSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9766,19 +12794,27 @@ func (response CreateUser429JSONResponse) VisitCreateUserResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUser431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateUser431JSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9877,15 +12913,30 @@ func (response CreateVerification404JSONResponse) VisitCreateVerificationRespons
 	return err
 }
 
-type CreateVerification409JSONResponse struct{ ConflictJSONResponse }
+type CreateVerification405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateVerification409JSONResponse) VisitCreateVerificationResponse(w http.ResponseWriter) error {
+func (response CreateVerification405JSONResponse) VisitCreateVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVerification409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateVerification409JSONResponse) VisitCreateVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -9930,19 +12981,27 @@ func (response CreateVerification429JSONResponse) VisitCreateVerificationRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateVerification431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateVerification431JSONResponse) VisitCreateVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10026,6 +13085,34 @@ func (response ListVoicemails404JSONResponse) VisitListVoicemailsResponse(w http
 	return err
 }
 
+type ListVoicemails405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListVoicemails405JSONResponse) VisitListVoicemailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVoicemails413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListVoicemails413JSONResponse) VisitListVoicemailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListVoicemails422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -10051,19 +13138,27 @@ func (response ListVoicemails429JSONResponse) VisitListVoicemailsResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVoicemails431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListVoicemails431JSONResponse) VisitListVoicemailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10146,6 +13241,34 @@ func (response ArchiveAccount404JSONResponse) VisitArchiveAccountResponse(w http
 	return err
 }
 
+type ArchiveAccount405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ArchiveAccount405JSONResponse) VisitArchiveAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveAccount413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ArchiveAccount413JSONResponse) VisitArchiveAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ArchiveAccount422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -10171,19 +13294,27 @@ func (response ArchiveAccount429JSONResponse) VisitArchiveAccountResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveAccount431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ArchiveAccount431JSONResponse) VisitArchiveAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10266,6 +13397,34 @@ func (response GetAccount404JSONResponse) VisitGetAccountResponse(w http.Respons
 	return err
 }
 
+type GetAccount405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetAccount405JSONResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccount413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetAccount413JSONResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccount422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -10291,19 +13450,27 @@ func (response GetAccount429JSONResponse) VisitGetAccountResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccount431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetAccount431JSONResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10401,6 +13568,20 @@ func (response UpdateAccount404JSONResponse) VisitUpdateAccountResponse(w http.R
 	return err
 }
 
+type UpdateAccount405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response UpdateAccount405JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateAccount413JSONResponse struct{ RequestTooLargeJSONResponse }
 
 func (response UpdateAccount413JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
@@ -10440,19 +13621,27 @@ func (response UpdateAccount429JSONResponse) VisitUpdateAccountResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response UpdateAccount431JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10535,6 +13724,34 @@ func (response GetAttachmentFile404JSONResponse) VisitGetAttachmentFileResponse(
 	return err
 }
 
+type GetAttachmentFile405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetAttachmentFile405JSONResponse) VisitGetAttachmentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachmentFile413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetAttachmentFile413JSONResponse) VisitGetAttachmentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAttachmentFile422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -10560,19 +13777,27 @@ func (response GetAttachmentFile429JSONResponse) VisitGetAttachmentFileResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachmentFile431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetAttachmentFile431JSONResponse) VisitGetAttachmentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10656,6 +13881,34 @@ func (response ListAudienceContacts404JSONResponse) VisitListAudienceContactsRes
 	return err
 }
 
+type ListAudienceContacts405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ListAudienceContacts405JSONResponse) VisitListAudienceContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAudienceContacts413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ListAudienceContacts413JSONResponse) VisitListAudienceContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAudienceContacts422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -10681,19 +13934,27 @@ func (response ListAudienceContacts429JSONResponse) VisitListAudienceContactsRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAudienceContacts431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ListAudienceContacts431JSONResponse) VisitListAudienceContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10792,15 +14053,30 @@ func (response AddAudienceContact404JSONResponse) VisitAddAudienceContactRespons
 	return err
 }
 
-type AddAudienceContact409JSONResponse struct{ ConflictJSONResponse }
+type AddAudienceContact405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response AddAudienceContact409JSONResponse) VisitAddAudienceContactResponse(w http.ResponseWriter) error {
+func (response AddAudienceContact405JSONResponse) VisitAddAudienceContactResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddAudienceContact409JSONResponse struct{ ConflictJSONResponse }
+
+func (response AddAudienceContact409JSONResponse) VisitAddAudienceContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -10845,19 +14121,27 @@ func (response AddAudienceContact429JSONResponse) VisitAddAudienceContactRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddAudienceContact431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response AddAudienceContact431JSONResponse) VisitAddAudienceContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10941,6 +14225,34 @@ func (response RemoveAudienceContact404JSONResponse) VisitRemoveAudienceContactR
 	return err
 }
 
+type RemoveAudienceContact405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response RemoveAudienceContact405JSONResponse) VisitRemoveAudienceContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveAudienceContact413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response RemoveAudienceContact413JSONResponse) VisitRemoveAudienceContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveAudienceContact422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -10966,19 +14278,27 @@ func (response RemoveAudienceContact429JSONResponse) VisitRemoveAudienceContactR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveAudienceContact431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response RemoveAudienceContact431JSONResponse) VisitRemoveAudienceContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11061,6 +14381,34 @@ func (response GetAudience404JSONResponse) VisitGetAudienceResponse(w http.Respo
 	return err
 }
 
+type GetAudience405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetAudience405JSONResponse) VisitGetAudienceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAudience413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetAudience413JSONResponse) VisitGetAudienceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAudience422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -11086,19 +14434,27 @@ func (response GetAudience429JSONResponse) VisitGetAudienceResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAudience431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetAudience431JSONResponse) VisitGetAudienceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11181,6 +14537,34 @@ func (response GetBlast404JSONResponse) VisitGetBlastResponse(w http.ResponseWri
 	return err
 }
 
+type GetBlast405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetBlast405JSONResponse) VisitGetBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBlast413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetBlast413JSONResponse) VisitGetBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBlast422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -11206,19 +14590,27 @@ func (response GetBlast429JSONResponse) VisitGetBlastResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBlast431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetBlast431JSONResponse) VisitGetBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11302,16 +14694,45 @@ func (response CancelBlast404JSONResponse) VisitCancelBlastResponse(w http.Respo
 	return err
 }
 
-type CancelBlast409JSONResponse struct{ ConflictJSONResponse }
+type CancelBlast405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CancelBlast409JSONResponse) VisitCancelBlastResponse(w http.ResponseWriter) error {
+func (response CancelBlast405JSONResponse) VisitCancelBlastResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBlast409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CancelBlast409JSONResponse) VisitCancelBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBlast413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CancelBlast413JSONResponse) VisitCancelBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11341,19 +14762,27 @@ func (response CancelBlast429JSONResponse) VisitCancelBlastResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBlast431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CancelBlast431JSONResponse) VisitCancelBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11436,6 +14865,34 @@ func (response GetCall404JSONResponse) VisitGetCallResponse(w http.ResponseWrite
 	return err
 }
 
+type GetCall405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetCall405JSONResponse) VisitGetCallResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCall413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetCall413JSONResponse) VisitGetCallResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCall422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -11461,19 +14918,27 @@ func (response GetCall429JSONResponse) VisitGetCallResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCall431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetCall431JSONResponse) VisitGetCallResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11556,16 +15021,45 @@ func (response DeactivateCampaign404JSONResponse) VisitDeactivateCampaignRespons
 	return err
 }
 
-type DeactivateCampaign409JSONResponse struct{ ConflictJSONResponse }
+type DeactivateCampaign405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response DeactivateCampaign409JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+func (response DeactivateCampaign405JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeactivateCampaign409JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response DeactivateCampaign413JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11595,19 +15089,27 @@ func (response DeactivateCampaign429JSONResponse) VisitDeactivateCampaignRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateCampaign431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response DeactivateCampaign431JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11690,6 +15192,34 @@ func (response GetCampaign404JSONResponse) VisitGetCampaignResponse(w http.Respo
 	return err
 }
 
+type GetCampaign405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetCampaign405JSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetCampaign413JSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCampaign422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -11715,19 +15245,27 @@ func (response GetCampaign429JSONResponse) VisitGetCampaignResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetCampaign431JSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11825,15 +15363,30 @@ func (response UpdateCampaign404JSONResponse) VisitUpdateCampaignResponse(w http
 	return err
 }
 
-type UpdateCampaign409JSONResponse struct{ ConflictJSONResponse }
+type UpdateCampaign405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response UpdateCampaign409JSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+func (response UpdateCampaign405JSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCampaign409JSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -11878,19 +15431,27 @@ func (response UpdateCampaign429JSONResponse) VisitUpdateCampaignResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response UpdateCampaign431JSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11973,6 +15534,34 @@ func (response GetContact404JSONResponse) VisitGetContactResponse(w http.Respons
 	return err
 }
 
+type GetContact405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetContact405JSONResponse) VisitGetContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContact413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetContact413JSONResponse) VisitGetContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContact422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -11998,19 +15587,27 @@ func (response GetContact429JSONResponse) VisitGetContactResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContact431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetContact431JSONResponse) VisitGetContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12108,15 +15705,30 @@ func (response UpdateContact404JSONResponse) VisitUpdateContactResponse(w http.R
 	return err
 }
 
-type UpdateContact409JSONResponse struct{ ConflictJSONResponse }
+type UpdateContact405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response UpdateContact409JSONResponse) VisitUpdateContactResponse(w http.ResponseWriter) error {
+func (response UpdateContact405JSONResponse) VisitUpdateContactResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateContact409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateContact409JSONResponse) VisitUpdateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -12161,19 +15773,27 @@ func (response UpdateContact429JSONResponse) VisitUpdateContactResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateContact431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response UpdateContact431JSONResponse) VisitUpdateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12256,6 +15876,34 @@ func (response GetConversation404JSONResponse) VisitGetConversationResponse(w ht
 	return err
 }
 
+type GetConversation405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetConversation405JSONResponse) VisitGetConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetConversation413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetConversation413JSONResponse) VisitGetConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetConversation422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -12281,19 +15929,27 @@ func (response GetConversation429JSONResponse) VisitGetConversationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetConversation431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetConversation431JSONResponse) VisitGetConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12343,6 +15999,50 @@ func (response GetHealth403JSONResponse) VisitGetHealthResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetHealth405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetHealth405JSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetHealth413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetHealth413JSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetHealth431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetHealth431JSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12411,6 +16111,34 @@ func (response FollowLink404JSONResponse) VisitFollowLinkResponse(w http.Respons
 	return err
 }
 
+type FollowLink405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response FollowLink405JSONResponse) VisitFollowLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowLink413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response FollowLink413JSONResponse) VisitFollowLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type FollowLink422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -12423,6 +16151,22 @@ func (response FollowLink422JSONResponse) VisitFollowLinkResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowLink431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response FollowLink431JSONResponse) VisitFollowLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12505,6 +16249,34 @@ func (response GetMessage404JSONResponse) VisitGetMessageResponse(w http.Respons
 	return err
 }
 
+type GetMessage405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetMessage405JSONResponse) VisitGetMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMessage413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetMessage413JSONResponse) VisitGetMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMessage422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -12530,19 +16302,27 @@ func (response GetMessage429JSONResponse) VisitGetMessageResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMessage431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetMessage431JSONResponse) VisitGetMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12626,16 +16406,45 @@ func (response CancelMessage404JSONResponse) VisitCancelMessageResponse(w http.R
 	return err
 }
 
-type CancelMessage409JSONResponse struct{ ConflictJSONResponse }
+type CancelMessage405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CancelMessage409JSONResponse) VisitCancelMessageResponse(w http.ResponseWriter) error {
+func (response CancelMessage405JSONResponse) VisitCancelMessageResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelMessage409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CancelMessage409JSONResponse) VisitCancelMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelMessage413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CancelMessage413JSONResponse) VisitCancelMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12665,19 +16474,27 @@ func (response CancelMessage429JSONResponse) VisitCancelMessageResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelMessage431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CancelMessage431JSONResponse) VisitCancelMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12760,6 +16577,34 @@ func (response ReleasePhoneNumber404JSONResponse) VisitReleasePhoneNumberRespons
 	return err
 }
 
+type ReleasePhoneNumber405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response ReleasePhoneNumber405JSONResponse) VisitReleasePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleasePhoneNumber413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response ReleasePhoneNumber413JSONResponse) VisitReleasePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReleasePhoneNumber422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -12785,19 +16630,27 @@ func (response ReleasePhoneNumber429JSONResponse) VisitReleasePhoneNumberRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleasePhoneNumber431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response ReleasePhoneNumber431JSONResponse) VisitReleasePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12880,6 +16733,34 @@ func (response GetPhoneNumber404JSONResponse) VisitGetPhoneNumberResponse(w http
 	return err
 }
 
+type GetPhoneNumber405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetPhoneNumber405JSONResponse) VisitGetPhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPhoneNumber413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetPhoneNumber413JSONResponse) VisitGetPhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPhoneNumber422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -12905,19 +16786,27 @@ func (response GetPhoneNumber429JSONResponse) VisitGetPhoneNumberResponse(w http
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPhoneNumber431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetPhoneNumber431JSONResponse) VisitGetPhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13015,6 +16904,20 @@ func (response UpdatePhoneNumber404JSONResponse) VisitUpdatePhoneNumberResponse(
 	return err
 }
 
+type UpdatePhoneNumber405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response UpdatePhoneNumber405JSONResponse) VisitUpdatePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdatePhoneNumber413JSONResponse struct{ RequestTooLargeJSONResponse }
 
 func (response UpdatePhoneNumber413JSONResponse) VisitUpdatePhoneNumberResponse(w http.ResponseWriter) error {
@@ -13054,19 +16957,27 @@ func (response UpdatePhoneNumber429JSONResponse) VisitUpdatePhoneNumberResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdatePhoneNumber431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response UpdatePhoneNumber431JSONResponse) VisitUpdatePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13116,6 +17027,50 @@ func (response GetReadiness403JSONResponse) VisitGetReadinessResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReadiness405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetReadiness405JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReadiness413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetReadiness413JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReadiness431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetReadiness431JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13212,6 +17167,34 @@ func (response DeleteRecording404JSONResponse) VisitDeleteRecordingResponse(w ht
 	return err
 }
 
+type DeleteRecording405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response DeleteRecording405JSONResponse) VisitDeleteRecordingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecording413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response DeleteRecording413JSONResponse) VisitDeleteRecordingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteRecording422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -13237,19 +17220,27 @@ func (response DeleteRecording429JSONResponse) VisitDeleteRecordingResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteRecording431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response DeleteRecording431JSONResponse) VisitDeleteRecordingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13332,6 +17323,34 @@ func (response GetRecording404JSONResponse) VisitGetRecordingResponse(w http.Res
 	return err
 }
 
+type GetRecording405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetRecording405JSONResponse) VisitGetRecordingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecording413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetRecording413JSONResponse) VisitGetRecordingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRecording422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -13357,19 +17376,27 @@ func (response GetRecording429JSONResponse) VisitGetRecordingResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecording431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetRecording431JSONResponse) VisitGetRecordingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13452,6 +17479,34 @@ func (response GetRecordingFile404JSONResponse) VisitGetRecordingFileResponse(w 
 	return err
 }
 
+type GetRecordingFile405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetRecordingFile405JSONResponse) VisitGetRecordingFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecordingFile413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetRecordingFile413JSONResponse) VisitGetRecordingFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRecordingFile422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -13477,19 +17532,27 @@ func (response GetRecordingFile429JSONResponse) VisitGetRecordingFileResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecordingFile431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetRecordingFile431JSONResponse) VisitGetRecordingFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13572,16 +17635,45 @@ func (response CancelTollFreeCampaign404JSONResponse) VisitCancelTollFreeCampaig
 	return err
 }
 
-type CancelTollFreeCampaign409JSONResponse struct{ ConflictJSONResponse }
+type CancelTollFreeCampaign405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CancelTollFreeCampaign409JSONResponse) VisitCancelTollFreeCampaignResponse(w http.ResponseWriter) error {
+func (response CancelTollFreeCampaign405JSONResponse) VisitCancelTollFreeCampaignResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelTollFreeCampaign409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CancelTollFreeCampaign409JSONResponse) VisitCancelTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelTollFreeCampaign413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response CancelTollFreeCampaign413JSONResponse) VisitCancelTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13611,19 +17703,27 @@ func (response CancelTollFreeCampaign429JSONResponse) VisitCancelTollFreeCampaig
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelTollFreeCampaign431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CancelTollFreeCampaign431JSONResponse) VisitCancelTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13706,6 +17806,34 @@ func (response GetTollFreeCampaign404JSONResponse) VisitGetTollFreeCampaignRespo
 	return err
 }
 
+type GetTollFreeCampaign405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetTollFreeCampaign405JSONResponse) VisitGetTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTollFreeCampaign413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetTollFreeCampaign413JSONResponse) VisitGetTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTollFreeCampaign422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -13731,19 +17859,27 @@ func (response GetTollFreeCampaign429JSONResponse) VisitGetTollFreeCampaignRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTollFreeCampaign431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetTollFreeCampaign431JSONResponse) VisitGetTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13826,6 +17962,34 @@ func (response GetUsage404JSONResponse) VisitGetUsageResponse(w http.ResponseWri
 	return err
 }
 
+type GetUsage405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetUsage405JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUsage413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetUsage413JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUsage422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -13851,19 +18015,27 @@ func (response GetUsage429JSONResponse) VisitGetUsageResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUsage431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetUsage431JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13946,6 +18118,34 @@ func (response DeleteUser404JSONResponse) VisitDeleteUserResponse(w http.Respons
 	return err
 }
 
+type DeleteUser405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response DeleteUser405JSONResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUser413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response DeleteUser413JSONResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteUser422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -13971,19 +18171,27 @@ func (response DeleteUser429JSONResponse) VisitDeleteUserResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteUser431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response DeleteUser431JSONResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14066,6 +18274,34 @@ func (response GetUser404JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 	return err
 }
 
+type GetUser405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetUser405JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUser413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetUser413JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUser422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -14091,19 +18327,27 @@ func (response GetUser429JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUser431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetUser431JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14201,6 +18445,20 @@ func (response UpdateUser404JSONResponse) VisitUpdateUserResponse(w http.Respons
 	return err
 }
 
+type UpdateUser405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response UpdateUser405JSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateUser413JSONResponse struct{ RequestTooLargeJSONResponse }
 
 func (response UpdateUser413JSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
@@ -14240,19 +18498,27 @@ func (response UpdateUser429JSONResponse) VisitUpdateUserResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response UpdateUser431JSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14351,15 +18617,30 @@ func (response CreateUserToken404JSONResponse) VisitCreateUserTokenResponse(w ht
 	return err
 }
 
-type CreateUserToken409JSONResponse struct{ ConflictJSONResponse }
+type CreateUserToken405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateUserToken409JSONResponse) VisitCreateUserTokenResponse(w http.ResponseWriter) error {
+func (response CreateUserToken405JSONResponse) VisitCreateUserTokenResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUserToken409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateUserToken409JSONResponse) VisitCreateUserTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14404,19 +18685,27 @@ func (response CreateUserToken429JSONResponse) VisitCreateUserTokenResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateUserToken431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateUserToken431JSONResponse) VisitCreateUserTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14500,15 +18789,30 @@ func (response CreateProjectVerification403JSONResponse) VisitCreateProjectVerif
 	return err
 }
 
-type CreateProjectVerification409JSONResponse struct{ ConflictJSONResponse }
+type CreateProjectVerification405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CreateProjectVerification409JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+func (response CreateProjectVerification405JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateProjectVerification409JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14553,19 +18857,27 @@ func (response CreateProjectVerification429JSONResponse) VisitCreateProjectVerif
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateProjectVerification431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CreateProjectVerification431JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14648,6 +18960,34 @@ func (response GetVerification404JSONResponse) VisitGetVerificationResponse(w ht
 	return err
 }
 
+type GetVerification405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetVerification405JSONResponse) VisitGetVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerification413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetVerification413JSONResponse) VisitGetVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVerification422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -14673,19 +19013,27 @@ func (response GetVerification429JSONResponse) VisitGetVerificationResponse(w ht
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerification431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetVerification431JSONResponse) VisitGetVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14784,15 +19132,30 @@ func (response CheckVerification404JSONResponse) VisitCheckVerificationResponse(
 	return err
 }
 
-type CheckVerification409JSONResponse struct{ ConflictJSONResponse }
+type CheckVerification405JSONResponse struct{ MethodNotAllowedJSONResponse }
 
-func (response CheckVerification409JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
+func (response CheckVerification405JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckVerification409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CheckVerification409JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("x-should-retry", fmt.Sprint(response.Headers.XShouldRetry))
 	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
@@ -14837,19 +19200,27 @@ func (response CheckVerification429JSONResponse) VisitCheckVerificationResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckVerification431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response CheckVerification431JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14932,6 +19303,34 @@ func (response GetVoicemail404JSONResponse) VisitGetVoicemailResponse(w http.Res
 	return err
 }
 
+type GetVoicemail405JSONResponse struct{ MethodNotAllowedJSONResponse }
+
+func (response GetVoicemail405JSONResponse) VisitGetVoicemailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(405)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVoicemail413JSONResponse struct{ RequestTooLargeJSONResponse }
+
+func (response GetVoicemail413JSONResponse) VisitGetVoicemailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVoicemail422JSONResponse struct {
 	UnprocessableEntityJSONResponse
 }
@@ -14957,19 +19356,27 @@ func (response GetVoicemail429JSONResponse) VisitGetVoicemailResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.RateLimitLimit != nil {
-		w.Header().Set("RateLimit-Limit", fmt.Sprint(*response.Headers.RateLimitLimit))
-	}
-	if response.Headers.RateLimitRemaining != nil {
-		w.Header().Set("RateLimit-Remaining", fmt.Sprint(*response.Headers.RateLimitRemaining))
-	}
 	if response.Headers.RateLimitReset != nil {
 		w.Header().Set("RateLimit-Reset", fmt.Sprint(*response.Headers.RateLimitReset))
 	}
-	if response.Headers.RetryAfter != nil {
-		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
-	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVoicemail431JSONResponse struct {
+	RequestHeaderFieldsTooLargeJSONResponse
+}
+
+func (response GetVoicemail431JSONResponse) VisitGetVoicemailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(431)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15014,6 +19421,9 @@ type StrictServerInterface interface {
 	// CreateBlast Create a blast
 	// (POST /accounts/{account_id}/blasts)
 	CreateBlast(ctx context.Context, request CreateBlastRequestObject) (CreateBlastResponseObject, error)
+	// ResendBrandVerificationMessage Resend the brand verification code
+	// (POST /accounts/{account_id}/brand_verification_messages)
+	ResendBrandVerificationMessage(ctx context.Context, request ResendBrandVerificationMessageRequestObject) (ResendBrandVerificationMessageResponseObject, error)
 	// ListCalls List calls
 	// (GET /accounts/{account_id}/calls)
 	ListCalls(ctx context.Context, request ListCallsRequestObject) (ListCallsResponseObject, error)
@@ -15465,6 +19875,32 @@ func (sh *strictHandler) CreateBlast(ctx echo.Context, accountId AccountId, para
 		return err
 	} else if validResponse, ok := response.(CreateBlastResponseObject); ok {
 		return validResponse.VisitCreateBlastResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResendBrandVerificationMessage operation middleware
+func (sh *strictHandler) ResendBrandVerificationMessage(ctx echo.Context, accountId AccountId, params ResendBrandVerificationMessageParams) error {
+	var request ResendBrandVerificationMessageRequestObject
+
+	request.AccountId = accountId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResendBrandVerificationMessage(ctx.Request().Context(), request.(ResendBrandVerificationMessageRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResendBrandVerificationMessage")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResendBrandVerificationMessageResponseObject); ok {
+		return validResponse.VisitResendBrandVerificationMessageResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -16175,9 +20611,12 @@ func (sh *strictHandler) UpdateAccount(ctx echo.Context, id AccountId) error {
 		err = ctx.Bind(&body)
 	}
 	if err != nil {
-		return err
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
 	}
-	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.UpdateAccount(ctx.Request().Context(), request.(UpdateAccountRequestObject))
@@ -16795,9 +21234,12 @@ func (sh *strictHandler) UpdatePhoneNumber(ctx echo.Context, id PhoneNumberId) e
 		err = ctx.Bind(&body)
 	}
 	if err != nil {
-		return err
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
 	}
-	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.UpdatePhoneNumber(ctx.Request().Context(), request.(UpdatePhoneNumberRequestObject))
@@ -17286,555 +21728,4 @@ func (sh *strictHandler) GetVoicemail(ctx echo.Context, id VoicemailId) error {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
 	return nil
-}
-
-// Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
-// Stored as a slice of fixed-width chunks rather than one concatenated
-// const string: with thousands of chunks the chained `+` fold is several
-// times slower for the Go compiler than parsing a slice literal.
-var swaggerSpec = []string{
-	"7L1rd9u41hj8V/Cq7Rq7R7Yl+RJbXl2tJ5Pp5ExujZM5Pc8kFSESkmCTAAOAkpU8+e/vwgZAghQlUY6c",
-	"ZDL6cOY4Iq4bG/uGffnUCnmSckaYkq3+p9aE4IgI+PMZD7GinOm/IyJDQVPzz9abCUGCRFSQUCGFxZio",
-	"w1a7Re5wksak1W9NlEpl/+go5iGOJ1yq/vnJyfHRiMZEHmGlBp3ujW39PyUd/w88DFvtliAfMipI1Oor",
-	"kZF2S4YTkmA9/YiLBKtWv5UJ2mq3Enz3jLCxmrT6vc7Jebul5qmeVipB2bj1+XO79Ror8owmVMF/Frfw",
-	"mnzIiFQS4TjmMxKhlAg0oyziM7SnJgQNs/CWKCTpR7Jf2lyv0/GXZqemTJExEeW5X5MEU6aXtHz+mIwU",
-	"ogzpOcNMCMKUXUdp1g3mlKRmv9ck5CySKGOKxsjb4ARLhJEwy0F4immMhzFBeIwpKy2hu24JRIn51UgR",
-	"sXx6xdEMU4WGZMSFRiIl5pSNl8+TUEaTLAEALMz5ud1KscAJURZll8z+OBOSCzQy/5thEaEUjykb9wES",
-	"ASN3ahBCowDxEcIoFWRKeSZ1O6JXR/U4HzIi5q12i+FELwTDbKXV+ojZqcPLn2HjK5c4xOHt4hrdiu6x",
-	"TgPsDRf6NCJJyhVh4fx3Ml9c8Ev4A8eIFg3RLZmjPXKnCJOUs/1DdJVjliApwYpEaEbVBLYkcUKgB2ZR",
-	"8cOQR3NoQxnqnaAJz4REVCLGFSJ3JMz0GICcBjAjKmB0mXImCdqTCqtMwph6qH3dV5A0xnN/7ry9oXco",
-	"yLerDl7b1n2kyVBwiN74i4UhMIroaETgssKCMZMzIiQ66fVQ4EFkcEvmA0EySaLgEs0mNCalVRvYUImk",
-	"onGs6cAopuOJaqOTzsXiSJQNMkmCMrEdPhp1wuOwd3CKz8nByahDDi6iR+SgN+pGx+HJ8BSfXTjMMNst",
-	"UMM75QN9zMtw5PS0ra+i+3e3DmOWUNpXeEyAjPqY0UddTQu6nU4bRWSEs1ih3ukyBI5hZH9tto9eGbAD",
-	"QyP0cAXF6NZTDHf0QDB+xpGlxPpfIWcaA/SfOE1javjf0Y00TNCCHDpSNsUxjQbum8ySBIt5q996jmPN",
-	"rkiE/nn98kWr3ZriOIMbT4TgQJ0SIiUek5yTGiwARLKYDoO7AfJdeFN+hr0UAPmvgoxa/dZ/OSrY+ZH5",
-	"Ko+e6Hlf220bINTx88VVzEgcH3ibOWx9brceczaKabgpwEKvWwGsa4UVQfm3OmBFRGEaQze42q1+KyIx",
-	"nRItKXxue8B8yeI50puOsphEyH6QKMQMDYn+v5DEJCogms8LMKm/bOX1FmSiuLzuzq456oIUWipEJapc",
-	"v4IQDAllY5QKHhIp/SUvWeSDoYMDkSxop5NSJJwdHzmCyjMRkjbiAmGmuQJTNPT5wyp6Z4hsTpVDLAQl",
-	"EgV3B3LCszg6AEmhj0Y4Bvr3ud36lYshjSLCNkTEiCR8gFOqwVc+3F9IwoHGc4Yw0ih2wDVK4RAAs/p4",
-	"ofPVq6d6AINy0FcS5mGimgiejQ0Y9ToQy5Ih0GN7vKXF2aNJ+MAOMIgdia0s2n5HHzKuMMoMxmy2Wlgo",
-	"VijhUpPiYs1aMMZhyDOmKussrwpWC4L/oBDk/ZW+ijFl6Lc3b16tWVwuGyeZVHo30Om6mL0yixEEY6w0",
-	"qRrEPLxdmFrwG62r2G/raDKV+upBDyqLTnb26kxbv3saBRM8BxKcEqHnMuTCIGIb0GdhgXDzlHd1IxrB",
-	"EDkA4do8ZYoIhuMnbuMbMT3Td5BDzaPkREyJQObLGkrIkBvJtEc8BKLi07nyVFuF8VtG7lISakFSeqs2",
-	"NCjEGl4A1fG4LDJa4hWhveD/HlgkPXgaBfsA2Bdc/cozFm0IU8bVYOT6FeB8y24Zn2k6uvayGMILR20G",
-	"yoFYjP0A/MFOG3HihHMqFdrTCgyJORuDsocZVxMiHLbmkHqq958Qpsh94EXLvQuoveAKySxNuVBrr/nT",
-	"RDfTbDbESYrpmEk0nKM3j1/rI7YSUD6Y/gR3kDKpcBxjyxI8SPur2jq8eUoEzNlsZQBni6JvOH+GxZhs",
-	"CGiL7wPF+SB2/QtQ/6zlRMU5Mt8aUXQtXGq2jgVBwDRIBFoAek5/LmC5OPGDC7swjaaemJnVAPw0SaMh",
-	"ectyq8g9cFUQHM0XsdT8vF45iLDCQ2woEjP9wgkspYR7Zritw0kaCHiTR3O0h1FEUsIiUPllFk4Qlkak",
-	"8RabsXyp5ta/4fw5ZnPH3DfFRqysoFG986+1FOq+rAEo5yjBbO7OX14aCxQCSw7qIglmKg8V/Vm3Ct1i",
-	"1U6CttIYInchIRGJtDLsWWNzA99BrmfXLcD2OKrYP30L4UHJLNlokKJHZSBra2w4iG7tDIUHua1uZefC",
-	"pghAfMtwpiZc0I8bMw6nPteK/o7dcoEEmfJbEumzaHA/3an5evuiyl6S6BMqJWXj+oW84OjK7tCQ+9xi",
-	"s2olL3JhXnPaKdXog661RE+VvpylIfvoZ4IFEehd1ukch1evng5+f/Jv+IdHVaqr3Dpt8SBn59LQz4EI",
-	"NOMtsyqwJiNPmKJqvqnZwfL2JTrJC9C/QMjjmcolgQYHr/UlvWajwRlVZUgQVgqHE8PXMAOJfUr8cZ3p",
-	"YWFdtTYIYzosr/l3ogmY/t0aI62MpZlZE9WmanSYYYm80TzTps8ml5sg7Bph/YwP0glnZGAV2ypua6it",
-	"xWYNXqtxwvME4wgGdbBWZhw0Ejzx2WB5algPTxWJBjyrKM2vSUhTqrcIDZBusH5NGu1waNaU99PkO9eV",
-	"9YqcqlbRmIuVmIVlaqgl80FEAbkrZ/zSfkb559XLy9ubnzRiUpl3hmcFWJbdgreshXXA8uAKwq2q1fXg",
-	"nqMp5bkcvMpup3ir/2fLUkhsbZtPDrtnJ6Vzbb0vWfN8Oa2eui4s8uHkREHwrZFxTH+0F1RnD9rmAgVm",
-	"4wFKcJrqgxhREkcoxWoCKpFDln2wlKFhJikjUiKRxeSwVWzAPGhZNFqwql95Jz0UmEV9xGdMlgAq24Vq",
-	"03ZHb/6aEiFh7ealxK1Jyxyp0LqGooZ+wtgDY4evruEFvNfM0WxCQ6MjW6z/SSLhbphEmrMiqi6doR+g",
-	"EOgh4SGj+szAstjK2uYVuPLQoGnkurO1UHsK9uH6tTszCNKfnQhml39p7XPmWQIgYJplLNYnFRRACcCW",
-	"SdQhekGmRCA5ASkiU5JG5qXHitA/SQTqvJ52hEMD6urWF7bKxRgzy7bXbfql3/Zzu6VoQgYfOavb/NWL",
-	"K6S/I/29svufJMgcHzIsFBGy/NZ0lRBBQ3z0gswG/+bitryJs5O1x/fZf+b/swXXGU6o7aNaZef+Zt4X",
-	"pGt4Q0IQKO15PxYEK/IKC5wA7uIoouaR8pWH02BCbi88UrlnZI2cIQxk+DeMvNm9eJUNYxp6iNMU9Ve+",
-	"sN0Hk+8xyX1RzoJ9I8TTK35Y/AKQrUCZp1GNd8s8JU9/gff1HAH6KMBhqAYBGnHrMDKco94Z0n+LUOu8",
-	"jwUPb0dcREirwMc9FE6wwCHg1B5Gb98+/WX6qOxK0oIxO90blZ5EMvpwFpHTM4w7apT0yOnwuLz74267",
-	"lWKlT7vVb/0/6Ptn5+DR+z87Bxf4YHJzm7D0QE0PPr7/1Dv9/F9bNadrt/2MylqekuIxoJBthgy8ZBsx",
-	"MtN8EJ6tFy+D1vtBxVLE3LwGxBme7vDdU9Ol6zkhYCHwvAW+HWPKGiHiq6JlFQNgbaWxVqDDtX1hXPTW",
-	"wZHh0gu0MsQpHtKYalgsQsb/2hAwZg2P/Y7VPZVGXbudx5U1LNtaSkSxm/niXsCZa5CLHffbznxhM9Vh",
-	"m+9nvuagNIlZtSEQ22pA8qsW2CSaTbgkCARbiWYE3JVu4NkA/BQ2wHWzbvPish7tQV6UAwZWoKWrUxOs",
-	"jNbpXoxz1b+tVX4jb+6Rw/EhCnyifoijSBApD2PKSDfYL21mrUSyZu0yv0CrwFKcoL1wVZyww1Rh0XZH",
-	"thZHnhRaSIXCCT6MSWLAlwoyBREVe3hilDjzAA8Gz0XEgVXVebqoiSMQfDSyBgJoXCb7peOYkaGkijQR",
-	"B3PlqDrzv/RuqEQzwdnYqCF0gfl3ahy93A/VAQF+SMZZ2TXPGbQW2fJqNmwAVmzAtl9xjG/TaDuyXAYD",
-	"+bIcuhpKrfob3DKPEWSkUMbCCWZjc72/QNrbSXbESr1aVkNhTLCQFh+3J+m1W3cHY37gjD+27eEL+8ef",
-	"ptl7v90BhSc/vXhNHVv91piqSTY8DHlyxHFKD0IekTFhR/nUn/3u8pamB9z6PR6kHJQ5s7rPn+tQGWyB",
-	"CanX30c0rpgLnRq+iH8NVN58LqP1NiPERS9HiAuC0KyfFpZ1r0zEi5v8hc9YzHGE3r5+hvacx7h5GNaq",
-	"slAHMZ2SCEk6ZgSaATva3N17QaeEJmZZ71cezRoNIHetwXkPrQuo7asCxiu+cxaeTc6Sj8NkOju9fXR2",
-	"k96G7FRVNIFOWRNQ91AE8u3ci8ZeMQ8gziC7iLe1WGEJpsYJS9P0VbhEI6LgKswmxLjDO9CDiYUptNft",
-	"IAlEhmeqnTsrnaLn9Oct4M16XFmmHvxrQsAC7/ZiHNy4IFHZ5zVIjUwQWDd8Ckzb7XsPg+XI2HE96AI8",
-	"qJJVeLTBz46Z9proWuuzc58TbXjdpNb+i4c8Aw8RYZyq98GPiKEgf90OLlGQFY/dgZnZmwT2FvIsNo5F",
-	"Q5KvvTr1IQJnTFwavoANEVNzbYJMxMadmWWJPgQLoVa7VTy6t1veqrwjqsPmN7XizO9Ug2jkQbVtlqzB",
-	"al+TkB4V7QXWTgqWPYymj7GI9v0V6k1okTkxgkxMmeZdhWFdi+C8fpVZRAkLSR030AwzasO7DoRfxFTC",
-	"04Kz2taolmCkigZY1SKkuULYTgmPPLZH6aZo4ehAX6nyfTnp3M/waqdbZXl94Qsztn0DY+gKw6EHidr7",
-	"ayd5bEB5L3rnP/9o7hUBx65uYVOmbVekobW4vZVbeQBL59J9fNkxrosaaGatK/BqjbnONtQ8Oou2zqOz",
-	"CCLXRqEgw9Hs9jR59OH0lpwkPTyenq3m0Vm0OY+2m1lrrXOX/EHMdY5ofV/2OscOXk04Iy/yx+YFsmpf",
-	"jLV+bMMA0kyEEyzr1DzQrMR8/bU1zTSJy2deud1ikU+6ZyeNpeyaTRp5u2oPtAvK17NKv64ZtB7BzDfp",
-	"xQRqMcKBD+2Be7I5JmJY5JegWd2BrkO5OtRpuud6QUH/aiPrzD5h3/6jqi8KgOlSA5vH8WAkSL1w8nOM",
-	"6+8vZ4b1Gm8GUIoc2y+eT+2rcir4WBCppZWM1YkDhWgjGwMdVuZpqRV4L95wcARZBBq5y73YhnrICh/o",
-	"numjW/uu20iggfF9aaYUb3hfyaYIKFqY+bnz7cjbVGdcFaLabo0wjVeOaxpsNuh60QKOdpUYlsdvLjNZ",
-	"rT2vDxnJVu5shin4Vyuu6a5R4TbZZXEJlhEnjXURlYqyUPkuBxtNo29fI6SzZnYuAP/0fu6NcLLWKJRD",
-	"bnNYyVuapnWn8bqAim3TRvAoUHgwbTZRI8MSoN8S437pzd94lvnEqziQdvEO4NGGEl7kWGhB6l/l/O4V",
-	"0KljDlUiuEioS7YOYA45lWtg7qjYOR7OTuGu/EpzFqy8j4Kh3LoFSw/Z6d6wlMyn43SYjnrDk+hiGsm7",
-	"7tlkvlI61l03lY5hu+tEY2j0IHKx4erflVAMS7qXUmjAVORSOESBvpmBpnWBdzkDE01vFtYG1zGsUEwA",
-	"yIwUJHg78smCkXJbAkphPNSySQm5Y87GRJQD+l2gI0SkcDY2j6YLEs7iAwU8V7o3iuooIPNY845ZcypI",
-	"iFWRAKViTc+/9yGmL1A8aPwS7ZkafBj2Tjud2jdowZN1Q16DL29FXr+nsFHDIMdJwfmbAwaHIQHGpnUV",
-	"vWisqHnXbedAs47OTmumkVz2Bn7cWfkEvgx6ayQKYy2/RIzPrIl1+IXChNJy1locsOLFtWuu1VC+SmLo",
-	"Wy/dwp3UmsBoZPxGfRi2UULvNvCNAJqTz9UEsJ+X0bxilBpWYIS3nDL1EWY1zsdthFEQqnAQeJu0sezW",
-	"lORtFu2RKRHzvGnFDlZhjP/onnRPT09PO93e8Uo2uPfu3T/+7B5cvH/3Lvp01u6efP5PvaQVnPE/19iV",
-	"9pezzmWPGdcurN8KC1Xx0Cm/eaIFK7EZmmelsDzXQp1C/BjHcd1JTTkNCQpxHNeZZox9vRmZA50uE0vS",
-	"V/2SuVBKZiO+ZAM9zlLEStoeHMfGJlDiBovak3fKC4dce0YNrMc4jg09p4wqul531pBFUmHxJY8AfozF",
-	"gEb1ycEK97hS4AYv1lFlAhcrQZayjcXDpp5Icew9ffMlJ0y2f8J1SlHxiJQjb+Vw833VyX96qU9YRKIn",
-	"Uxcd1VwE/BcZTji/RQGcjmbtUdBHVwZp4J81Mp055sGGHvlOzl53MMVeftE9rAOKVDhJV2A5uHTlGQXu",
-	"jedL/KKm7qXQJ4UFyGroXeWgPZjlXgrFttrLjZg1EFmkbFhhTbrLh+jfuR1V3VHVHVXdlKqus6po2PfN",
-	"rdu2VQXG7HRv7uTxSTLp9tijXnJxNpqcTEbT7hleGSIAfTc9Yr3fdWYV3eZBrCogGn5XRhUPl1eJyu72",
-	"OZYwzOTcl4PbkGc1JqpsmKRs4F52WiYyHH5mfGAMEL6BUx9Q2UHePzQbYFxzaIKMqVTm5aLb+eXZ433Q",
-	"hAEjtZbsIpnBIQaetJzCV8swtIQ/GMV8tjjXb3ymRQU9vIAQWWRSiK4zcDZ8+3HBjFtxZinNUbcR8OL2",
-	"3GD1riRS5E4VoZeH1Ykuzu7JdMzOHOMJ4ywicoNbY7ubjuULdLJ4fWLKbgfSUphFhDFfkG5VhnuC57mj",
-	"3zob9trnI2cOk16KhhoTTLfTO1lphDmtIQ+CTnE4H6Q8puF8UO+FaNog0wa9ff1sK7tqyiANRD0mGS7n",
-	"+641eg03WcwRjdpwdY1DM4mKON9DdMUWf4aAXOhrUNmEKEsttsz9DFdm+Es0IYKAbxygu3OUZxG8TxuX",
-	"eZKkyqRuDaY8zmwobBDzWTW0sUHUXruliEjkALNooCVHUFpk/cG90S1h4qLl1o4vk2SgCePmd++tJI+x",
-	"JGtx0wCr6ah/mNa1ck3+OFYsukzWFu9Yu0zAPVJTe2lWHEuZiOTbyhF5rVee2+FVmgo+/WKd1Qx2iO1o",
-	"VnX1+IX78pW12JpNfvfKbAWWD6rTLoPPKtW2etb3cr0scVy5RMC7imd4LlFg0riUHJXNT+th41/VlSBY",
-	"62XuSZu+/veTrLji4xzx+/7j3aDifF7i7LTYZO4WbkNTgkuT0gL+LpzzS5fLD4zMAbQwc/7QD+KsG3Ol",
-	"PPsLgVVpQrIdAhEVAy7SCO8j2vNztV69egrpNW1kneaA4QQiVyzq7wND0p8jgWdswR++YMDzb0KAqnB8",
-	"ABq0HaLjHcFXoDu1YGlAenwsenjqU53NAW0jWDWlQ+tMHaBB+hQmTNnWbR4pG3S6Nzi5SY/vRunxkJ3f",
-	"MEzINBxHj05XPqGF9zBqVdWn+rBhfcBzp+znYrUNHumDtiTb1fw7eEwOxkBPbMM2smVTYkMTS+6keohW",
-	"2Rio/60lOBhEozT0HtjeK2nneiOOJX0PY8ixBonvzJhjVnUvJ5ky5nveMn1EaB7/JRVmERZRWeHaC3Ih",
-	"PWjrG50PrP9ZEdP1T76crv+9KJ0HZeXLAeMSBU6o1/2WCfD6myfBB8jFte4Do4Pc5YGR5QMtVBiVEmGG",
-	"yJ2JSo7nvmUpJ402iXIhVzg/3YCygSBTSmYuU5avc1r6CswyQHuax9oL4Pz2/VBZqvbrcm1A7/WYCc1e",
-	"4IRYD5xtWLTWxF4/nLVpzcS+LalqAHHAc+4LlkQ19yn6Ds1OTcxM5Yl7GqFO3ex+JrTl5qg1QC8ZABLK",
-	"nFfL17RULYpjSyxMTxvebM3Z9bVcZpFCe2M6JYhxZNJRgtVov8YWtAZ4X8cStNryUyH8BkN0F1lK9whu",
-	"2hmLLOnPaeCmF2iZ7ahAne4WDUlLuWIDxbMq/TniThkytL2d65E2qbLR0nHpccT2Mu8fpp8Wc4xGrfm6",
-	"0SZBSVwl4hZL/4J0ITkum+wfWmizoiwwQVupzG0D7UFhJlcWxe5yhkUk9++TWWTHfnbs5+/BfnZk/RuR",
-	"dbeMGpxXNtzRZZbwdl6l9WXbp7G7MK7oyGbfbrVbYSYVT4gYhBjKDdpQnHm13UjgLBrgmAjVarcmdDwh",
-	"YkCiLG+QYHFLlLEYpjyOKRsPptz9AOlDBjav6gAzxjMWQuEN8D8NM0HVPB9ezfhghEPFxQBnamKqUlUU",
-	"xEV+8kd+ChXrlSscY46pbx680F6WamTqtTudDnKu6wijCM/1728OnvMhjQmk/A30hoNyGOnMwmHJmpbn",
-	"u7vK01r5GcxM5jqR58JzBdAmJLwtG2mXJ9+rm3+ZgBBAnrTc0yxfh503k04ttS4QQd9nkS77+54kBAWl",
-	"jG/B/iUKTHblPpI8IX4/m4vM9jOZ4YKSi7IrslHM7FLILdlooRkuhjAUiXL9QiuQARK6yUquF0kTUMBn",
-	"NKbcqOIxm9+ZmBqZpGnQdnUzTHEXCFhgIzrOtNitJiQp542tmdpYasCMDWtYaFOU5xEZ65toloXE1WXj",
-	"m1lmxcjWKxnZ/sQHH9/r/3QOLgbv/3u9Ua1wLVwwQE04IwfWe02QkIvIVfxclXK3mY+I9cjfdoQwSWwy",
-	"8wo90D8jl1HRH9x0qES6NHkJhzNdkmvuVygbeu+I3Y0ykrRbMV66kGf4S9aREIWbvF48d+2qmfwrAoPI",
-	"iPcwVZulf0+QNKYkQtdvXr7ar6KEXeGQ85hgsFnW5udfNi1fzL6vZx8SoqVHloFKXUnGny+0fv5qFYWN",
-	"0kvUmf5LA7Zz9PSwzT9w74zqYOEfx/qXfrPPRg8sFiRmdMqsjbP8M89UzaNLfkG3fQO/6i37Kldpy7i1",
-	"4szX+s2aZn0XerXdVyQVDjrdm9HHTnT6Uc17H6NZR3TH4w+PbjpMrn5FWh11tYrhrX11cSFjD/HoUvjp",
-	"f0dvLmZRL/Xdfcq+7BW/Sh7gBd8BNLWGqL3rN1ev37TR2xea1rfRv59c73/dR/cqwfuOnX0qEH3IN3cP",
-	"D15maouIoBnCIiYA1zcYoP979ewZoMTbn68fv37685M2enz14vGTZ2305MUvbfR/3j59s8OSRliimf6D",
-	"o8kX57abYIUkiYnGB5HnuctxZK/0UA/6ZMboh4z49Y73V4gZX6oHbFHuXxjqvoL7dyddlMZagS1bzxae",
-	"C+f3MOnvUGStLrdeufrFfEF7Wu7dN3UZDwgzv8FB7tepXdZM8qCqVR0S5vW06j341UQQHJWMzEOiZlo/",
-	"1FSoFM6HbTZfbw9fGrTZSCPJt2BY2CZQ8nuX8oGsCsd7vwaSJsdp9KVyQj7eoVVTnaiQf6iGE31NCaB2",
-	"t9+/NLAA1IcVCJZDaaUpYfHof7jLVLHqNL1bDfTyvK1Wztl068o5m2rl/GbWYyfHp9Ob3skHFQ2Pw97s",
-	"gxiOVyvnbHof5TzfUAMNvaAND6SmF/zie9PVC9y7jzR1DRK3RHu5zC33HUcugOp4XyGOQzKhSk3dL72s",
-	"Rc6wTa5fTVarhWy7zS7ZytTEK+L5KavcwPt4mHuT25xf95DT6uXD37IEswMt0IA0du9XgI0lsJfiesKF",
-	"esyNs0eTFMrrMiebUkaFqdsav9enUX5cpIquHOyMH8REEytk0zKjkEc1SYUX0wm/vW61W4+vat8mlxS0",
-	"MnWaAt08gHJNEu399ubNK2Q8/TUuDQUOb4mS+/137B07QIErSn4jOQvQnyedznvzcjvkUV7IfEbi+ECL",
-	"EiRC/7x++eIQulaKgkPv7vs+YhwFpRrjga1bfliasdrtlsyBUmQSqjrfErYPk4+0VN9G5C7V5+QVZTfD",
-	"RSThpbGO3/cRRvpnM2QgbwfQKNg3la1HJpEXDoH8gG2AEaL1ORTTKdG9zNBpjJXe9SDm4S2J8tE1eFLB",
-	"9elrCJmv3mqcmw9U9K9b08RmjAUXyt6pVzLavga5Z08Yc6JUKvPS4KVVuJLEETVFOLAQegd8SgTSJ39t",
-	"RmBcDQCM0Pkk7yx5JkICUBc8U2S/eCEmd1Qq8P4ekpizsanTY4uL281bNCBqwqOBnsP6ysEsp24WPbAZ",
-	"TqJhpgxCGY9vKpHpbUYq/Oj+POlcVFdpcREIogQnRDg6mFNaqBn3eshoa5ItxJqDFHV7lC2NxjiyqR2D",
-	"PHNZ0EYkMjmKNXbYeMLc5aVtWJgZL39YBt+KssYWg6OB2zFl/oHu2ytQKZpO2SCTJN82zs8194yXOCEo",
-	"qBRrN/WGoeAfZWgU0/HEnontb7JLYjGGsbvHlasNXyAfPkNd9Jz+bDovuASgP096Pa9vG33IiJhr5Eix",
-	"mtQUxIZi1iKLyWWpArZEBIcTrwZ2Oc957u9WCyRTWb60mEWALC9fD5u2jgW9E1P1xkxU2I39sfMcgfVv",
-	"yLZr1XaRD8Gb1GAv9Hp7TUtF6/OxmCuVj8Z0CkV4Ih+p6sriWwLmJxIqEYF8m2ZEO3xelb2cUmi0SJPc",
-	"rSiRpXxQkzekLMDlg/tFzljhIJy7lsH4eRL9QaZFHzqilSl0gwPdoDqNBUY+btGwPANUHBtobgyQ8Zhx",
-	"Pg80AYYNXlO2ylFeMgJVgkLtIRbQ9oodlRAL7iaJ3Iprhu4jhW8Ja6OM3TI+Y0CI9/yK8oeCYGDZQar3",
-	"QdmAs3ge7GuYnnc6eSJLU44dnJd1wwOQASgbW9x3irgLYS2t1OEXLUJc3emDg9EgYzJLTXaJUsfCAQns",
-	"7mJKZIldxTi09MLzD6OODe/loq/W7LmYF5XrS3FU+47/VPLx+itxhB9uP7kLYQL4gO9okiUoBinVAqMI",
-	"Us6Y0KSqdHi4lPr77etntdWvLAHGyvJ/CxpgZ5yjBLO5g0PB769ePdWCwSUC77XXRIn5wdVIERE4mckE",
-	"Y+QE+RTktIwR54I4wjTOBLm0UM0kMaLJeOyIoX8ANCoEA6qVcL0lWOkpyGKFHxrkcDM3Nz9rrfMD8y45",
-	"l+3pzVidXt9AhwSQ4M2OBGlKAKEK57b9YinGc1AvwrEq69jplmBYK+TMFVNSwHGvcG9MBR+SugIkcG2W",
-	"a7B1uYSv8pYuScoh+lWL2Asssq2FDJxqWrmWu7VqNIilxVwr+pX30dFlWEDZnuLcCnLx+QuKvz7H4YQy",
-	"UiwB5jNqzJ5WMiq2nJzNbFoW1poBHSTq9CxQcF4TmXJW58L8hE1JzI0Ts0nJyzg76N3daSES+iwp+7xO",
-	"cbTFmisLrvqOeuucNqglObN2aTDa9lFApltPwq+H7HRvpp2Pt1F4fvEx/PAoPOnc4mhIpgyvtKvprpva",
-	"1X41NOg1cKY6M/XcE8VN1jNf43WKYQLu0YUd06PFAxfW2W7FmEUxZVDyzbKjEY2VLfaQy3QDrLxOVoks",
-	"FZnwaT3MBhx3sNwz+DeCYzVZ5v5svho11dKkRaxbF+TPb73kGo4G2iz0Psj47Xpb+4ow/3/Obmu9yJ9E",
-	"vdPT7gUy3vVGjX7962N03jl+VOcXEY/rtjLmgqpJ4q/3SfTLdb1JIxTTmsSQmZiScn9YWO0It3XxjL8T",
-	"E40I2sItjZwpAognvyVMan4k6ZjJuujExUnq/O71JNV3kZe/v6pdZVZHuN7KUl9J633v75aWT70l8zbQ",
-	"hbOTTMTA73mmUKpZ3WKs1nHZf/vq4D+s9/bB+08nxw0yaWoomCPTizKgbwMamA0uwbUahP/n9csX6F9k",
-	"iDQMr0mePP2WzJ3bhhb7CptQzWXSbRub2zXKrykcUd2sHr5uR88ou/3VkusvepiMKbs9dIQfXiRB8yCM",
-	"RCYCTWu17vtXfZRc2OJ3/hpZguQDPkPWw2X5+2P5hO9jwtczOtt9Lio2PTpb68EPQTQz4jh+OWr1/2xU",
-	"KkJP/769UQEOMFthmStph9TsfpEs1sb+QRwqHVMtgN8v5q/Owm8y1jkwlkCy7qyfLxPT33i6pq0vKaDY",
-	"MphD9OkvnDnUU6hP8/iQJZoqIt+KFMv3qcPkv1QN7vM4vr6Ph433echq5rJur9vKoykT6T4KYna7bQle",
-	"D9np3vSmd8nNtBONhp27yWQS4XHv7OPFo5USvO666fEtxe8rP/yboL3r59daxH3+/Hr/EL1xJNME6gbW",
-	"FjFwJiqcpgQLG982R0MS8oQgjW/brgzVoCbU8luX1/YrGY7y1482oiOE2fzhL9H6ulWOnKIrL94IbFwT",
-	"LJeVs7qsloinUp+J3p+LPXQ2m6K8JVVoz43XOz1FIWeatkOZV5RioRbk5uOLTrfJi29YcZRrcOervhKN",
-	"ggDdST5YmdDa6V8JIvN6/XnTppOtBZ7J/NUccr/k7T9raSnkkDCsWd8nrnlewHT9jgvtfivbLVOU5pJL",
-	"2SJhpJcGa95CVNcXcimoa0nodA2seXGhffPiVmBeLrpWX25Vs4E8wt3V1NNkaIs1VzHKn2iLu2yrr25S",
-	"Ka3BhplqTkommEUkL/xvCef21tIoc7ir4VYkDm/gBWM7LfeAyVNJF0RmSW3WnJlWqHnJiyanNh5K5drW",
-	"mmjROrpfy7hLHmW4hnv/sJ7T7fVxEY4HOC70RcYKJ3rkPC3ol6QQ/46U+N5XM1o4tvUXsFcsAPMBbRYL",
-	"kkBNmIX9VBEzlxX9c2cOSTXMX++XKxVPPKmjRrJ1ZKLw0bLUAiI5lvAVt5KxTLQylIWyt3IJy001V/lm",
-	"KSuQ/L8HBitkHwW+vBdozltzFdpG+bFtapUhv6NpG+y0oJ0WtNOCdlrQTgvaaUE7Leg70YKswuMpMrle",
-	"VKLZK0StX+EqbUXatpJCvahdXNmdjL1cxrZl9h5cwF73bGDX00dBIsfbfi/QQ3a6Nyo6ljfnkw9nN8Ne",
-	"d3Q2Sk67snP2ceV7ge56z/eCdUF0ttmDxM/5b5vfTeicXdQ9o+ZYVFdPoBTEGqA955b+jzxbf8UV2iTv",
-	"DxQPrDc8K1oGI8GT4BKN6VR3qIyt+JjAnMbjWI+gR4I+Wl4+6fUOUaAppPngqSvw3QHsEP3LeqJg62Le",
-	"9h2LXc5Cz6W68BUHNXCPcUZspsKqd/z+WrWpmhMhJiaKBVoZn6BCwQl5QqR50Gqa2rXQuIrowjV6V1Od",
-	"pr1MfUF7NnDFeoMZ2Cz4QO8vVNNddPlst+4OwMvtwP5eHWVT/aQmYNSr6rxhnOX95MWlQtS1lZ7Kdg0H",
-	"5LMOivBcIjwhONq/LDWi0g8SKuplsXtzL0mUomzcWLBxzfPyyV+cpMKO/NpK11sRUZyoboSUikBuC4OZ",
-	"FjtJZbWk4uD08LLKNWFqK4evtYYVhuClasIODZajgYbp10CBghhtkimJiIMiUbgZYvFATZZ94ydTa/p9",
-	"TdIYh8TEBb59/czFS4L6PJwjjBRELEc2GAvcIfeCo/joU8gj8jmozdi6guQtc9t2IipElh6ilxaL+yXa",
-	"f/Au63SOCQpMGW7vB+nKKfq/KO+fhY0Y/aczEgeX9aO7OuHBIXpasWtAzqkgJ7Ulr2E3kl8mXObFFqVJ",
-	"iV68NHiFx73C5CtoTw7DN7XIfP38um19ggrfdYcixiCbS2e6XcIFsbGnXpr0JQZ+mUCOzkQuWVchKdTj",
-	"cCmZ6mlnbQ3w1u9kfjDFcUZQiqmQSCou/Egqg1iH6MpKEKcd47PMRwhKCZyUhbaXKWFXr56i48OOi/dz",
-	"MczG2fknG4l2mbv8E2FytEtE1f4lgsWY8zdrhrlwPr0/X0kn/NQKRQIktXXSsyKqD5rTTs1teemV/6h/",
-	"JIjJGMeIMEXVHHFmQ6GHZILjUryojSMj8hA9gZgcEx9FJWJZHFtxKhV8SqNaycCkSFtH3v31Xtkun9tN",
-	"33j93t57b9ggrcPT65fouHt2lud1MFG9JteD/acWKj9kWLij8Z1WG1jBlqSQ+5ULF6Cht4QZhXI1DEF7",
-	"xM0FnJGhpIr8JFHEE6ypK7cxoRiZwFpTAMH2ojK3Jm6cKZlGGhtGtC7DyR9wlVzK/Lwh2lPzlIaQEhsz",
-	"9OTpi/371AsvBhw4RtvMMu4f/NN8EGMUfN9kYhZl0qLIPWZ0vRvNVQ6LqkUHyWPITJEKShSHkpPo7TUy",
-	"PZ1uvffksHt2sm/clC25l1VsUOROLaiQDRYpyBhqufDRII8freP60Eoze4OLCxWHcqLRVBf34WqGL2vj",
-	"yxefK+dFmbNluRCB5DHr0+5VRcu5AjZpTzTxulcWHKl4eDsgdyad5P2w6lqP8cQN0Qi1zLRyngx5Y0ID",
-	"Qfg0vCUCmY6Hi1Ui1hf6v/dtbX5HLQVcGjtlvzvi5KNhk4CDNfNXpXXLm3z/Hcdmijz8HiVdJG4e1akS",
-	"hSX3bxG1FzCtggO5JuGA936NjHBVsOmFEGr9oQ66P8kFzrjgQlDx2NqIHxf5lhZLp1TWYRvfgznHlJHu",
-	"sgSs+mPfT+UplSBE3Ys06LF6NVI3CTmL7Ew4xUJBdgLNDDKq7peLC9J31FYYegzCnkCuxf1SfdUS1xea",
-	"rObCiRNG7H0h0eIRevT33lnHUi4VjiELSA19gI+AQPehbeYqLi2gKJBpcI91L6Sgc/TDIKPDFe8g81xm",
-	"/obzJTa83Pd6zdjs/n/z+/5g9/sB7/OW7+83vK/bvJ/bvI+L92/lfVla7eoVEdLqZXmdsATPi3RiWo6E",
-	"lCYgHuMhz4wf3jCTeSaB1TyySb5xv8amnjaFZR0+TH0qKATM9u9Po9clJ98b4YTG8y+YoeqjXTm0SjpO",
-	"UJ+QEQvvoyIpquL7Cr3QddGB6598iGDYRm5b0HIAmfxqAvLdUMaGF8Df8KgbQI/gy/nV2mpTlTzGBmDl",
-	"db9vdgXvVwRgG7d0m7fyIWoDrLuW27+Ga6/dRq+a3j3a8PY8xAXYkEFUTE217kJLJCbfduZZzJydnND6",
-	"Uqa1ZqfF6u/2S0PDTF4BdixomMUqg0KvOFM84bZ69xCzW/P+EHImlchcPJH+Z5aYpDxesVfIGC04o6GE",
-	"CYgYg2LMxpQRYt0WRhoVEz6lbDxw4wzGnEcSqArDLKTYUBimSDiBK8QjqDc8JFMiTNz/mE+JYLZU7ATS",
-	"9thatRMuU6qc6EyZzARmof5yQ2YkNrI2GWNzF1k2wqHK7OISElFIHgx5sMQgFXxE9QycxrCCMdbL5Mwm",
-	"L9LfiZRAmlwdW91A4NkgwYoIimP4N8HxgMCjAfwrpmOn2ytDFfRWGY85QExpSPIkyZg16UHQlcBMplwo",
-	"B24l8JTEazHmS2upmA9DF8lxj6eDqzj2q644P6ZL3d2UaWkjvHFxlvs/LhTuLfd/YvDH+BoPDZWcP+8/",
-	"9eqd+r7Re8PmXO7BHhyaPDDc91mh/Giw+VNBzUPAhozze7bRf32bfAMb/D0t7w9nV19qR9/Mev7gtvEN",
-	"xaLXSzT0K6uabyqWjAQNNSvGEjgy1jcIx/A3yTQjAL1DUTbACbFtM4mBS4eY4Qiv5YzlI19xxPEcKYEj",
-	"ElXP2iGaYYRuc4A5mjqaTqVtJeRO7yaB/0r93+Gx/g/oTkNJTFF9fSlDaHmTwn/hw624A7sgA5OgjPAH",
-	"EFVAEmFzaMLgvxyGNzJyuyXJ5Fb/31j/KKV9L9D/ncEvH+EnBYtRM/jHtJQHrh56b5wIv0wEr5eByxrS",
-	"pfVSNtJ5GzJa21ukh6BOhh8U4ntevIjoPYQjnge7c73bcaLXn+q/tAQKBqiMSRLnEFm7sVqxHmjVgZV7",
-	"1BIZv1xcacDTqqQax6E5s0K0TLFQjAg5oSnIOHSKFRmEXKQ8fwIyaFj5UfKYDIoH49p9vSq5zS8kaJRc",
-	"GE8Uk+g2hYBMIOhGUhORMfmt9Phn5E4NQhispth+ij9kBJnPecpk3QXt8TgiYh9mvUQplpDOEUsUYJM9",
-	"Gb3I4lw2gbBWWOBCPtwmViJBppRncsN1um5oT4Ogdq1DMuKCVBZrPePvt9qKxcUH7+JG6mwpK8vVXNVn",
-	"hnfpvllk8kDlvgWF8xqLkJa96mz9NsP3BvLMY9dFS9AuH72LaW6eoy6TpMhn7xLUNQ9tDlO2eZa0JhG7",
-	"FsYzLL34iG2E7O7qBW2zXlC5OlD+0ObFDeaoXUbTtclPvOmvbNGEN9wh/Rd5bfuWt0NXkGGg+MCtD5KQ",
-	"lopAzHIHTlu6oSin8DXduNfD5Dt37l4L+gf0+G4IvOVpTNfjzd+csO9I69csxbaUtK5B/sceSlbkWVdn",
-	"xCv0YWq1ebTwEsoKMCOrxXOQ9CKu7x8NbekbV0ncViHySeXq51svLX2z4He34iIWsYiDb5CvyvbWqFh3",
-	"AovLWQNasDHVRQKveETto+AfQbtcIA+cKbIhmI2JyKvZMI7SjIUqK1SlPPT5H92T7unp6Wmn2ztefJb1",
-	"Lva7d//4s3tw8f7du+jTWbt7Un+Vyxd1ZUS3v7k+ClK27ajulA063ZtO91HKzk+nt+kNu7hI5OnpMRkm",
-	"HypX/KK013vQMG/j6+K6vaYPEttdDQj9buK7lxC/2loKgOnlgloCYXR6cIYiOqbKKzO1DKE7nZUIvbeA",
-	"0f+p/zptn33eX3fEr6xqsYVy+U5LQTi/CxjJlIR0RMOy8BCgvZHgidEeXZUsMCCYoHUoDCYIBs+fwPyE",
-	"TKTYXhBjRVUWERvWHsScjc0PfWsZwEJjoDewR5TNBDeZbuBqZe4F0CKw8fK29FiwX8Svm4btysLyeoLY",
-	"KzOWCjKid2jv/Pi4jc5PTtro/PS0jc7Pztro/NGjNjo/P7+EGl1U5jW5NCPZR8NsXh7L0T2oiMvmakLZ",
-	"GJEYYGw2xRk5RIGlnUHJ6Sp4ex20oehVqgAoDoZtNJsQQUrAKjR6m27AkWMqTS0ylLGYSOnNJfG8RpHP",
-	"oVMXNiQIOTBIr5t5tVD9E4IDslCEjwU89G5Ld+Ske1oR6iqkPvp0vEQHt0Vh1nJIaPZCyx/ll7rVkfCm",
-	"2WdjYNbIWec2Yb44M4rBb8U1GpTOxgeOScHGUERCmkBdqrEgRF4u3IUSnI4fHT56dHLh6zc8M/VubCG0",
-	"Vv+i42UoOrgoCCzLCXA+es1m3Ket7sbd9NJmDrq93uFJ9+Jk5Xa656X9wD8XNvRFgvTWHVo2k5sd5c7l",
-	"51VcqtR4qb9Jfig5LT/0CyWCFwwONT1xReDyip/DTCFBRkXtTchLsaLIYqlsh0YJfUkd6W21W0XXeqt0",
-	"RYFYuqdKMcs9KNELO4HVT7AgkanMa/nDBgvT/DDh69b3FvwTtsBgjaNDzl4PvTKcNAqceUZzkFp1ZJ3Z",
-	"pqJqN9UbtnuL6vD4tSukVfdKbT+1DdbNNEOGHIcTAlWZF3cJMbX6r+rujavfqhhihxZQhhByhJnsp9mK",
-	"7KcVoxAOJ3l+SRzhVBGhb5KGTh8FtgDiXl4Lk3EUcsZM1sL9NgqGpoKrFlTsrAE4gl0/f/UKDSmL9mvr",
-	"C2qxVusbixAM+K2Vm1ybxoXGNH21lR1rjiYAqxqkhTDF+PLGhkVAnqCYYFOpEqdpTEl0iQLIwbKwpFhy",
-	"CCIvZjSXGx5V8oH2InDDQhgJbmo/Z+lY4IiUbrVdmNZv9VzrLW459Eo7bhc4U6cjbFTjDSppMlPoEpDg",
-	"nlXe2g6/39feo5CL+hS8V/Aug4RrcYkiPmMxx5D71BW6DY7yBvLoU/73gEafj0bUEvXqtYrj9dQkjhs/",
-	"i+Sz+qlM75++NFvm//JL5qqfMiQhKEOuz+G4nnLmZ2BIZzMjT97J2XbqbDX5VtoG6H7CwtUPDfnwj7mW",
-	"sNQXJgTKT+gwdOPBe0IZw0qY/tXeD5Zs9Tt/NKiB6AM+E6yC0fK3gbpT/zJy8G3vZpMrthJ666yG5esA",
-	"zD/ctuFQD9np3jx69PH4JhWK4NFxbxbKm/P5dNTrrUwHqbtuajrM977OcJg3fBCzYcHnviujYZWK1+Qz",
-	"5iGRUoPFJIcBPCko5pLcOGneDfzqlxOIdmsxz17NIVUK6pedPIx/FUNYgv8sGDdzK1WtUdMY74xVvPwM",
-	"EDW1d1aM2ivsnf+52uBdbw5dZcBFp3r960y15+e9TuU6nS0YovT6aud/w2/JF/vYA64UdVJrrpAlXgNL",
-	"Mc1mwVzY6l/ou7HgQU0j8NA3CADDVimus7YcQ37JnAB3TxcpcJ1mBztfXtDbFkI9iOkUvA70ApxfFUmG",
-	"JDKqZXFZF3cNnWqCPumYkQj9819v0B4UJd6/NO7pcy3vGuvT0eGMxPEBlIM+upndysMbyVn1Ffmkc3G2",
-	"trQ5LOJ9LQDi+FdByPInyT98p/mKOdRcpJ8gWSrSTKKu7L032IKKzmeLrrSZJNKv9ldTQLhuy00YbHW3",
-	"tuQjC+MsIs0rXSwMYwaoUPtFWu/ym0q4tuX5/NeVTq8uBqAY+rSGjXimv8E9vADAZzOcD1Ie03A+qC2H",
-	"+sq0QabNPQuiNlU5qjD2sqsTkUjjI82ZoVSyfsFvdEvj9Je3vPeyM0kGGsU3R5O3kjzWynsZPU7WlH0G",
-	"ga96rJ5OVaynTDgX0czD8NqDXgHSJiRjnZxZkAtn4OujQI22LmvqITvdm97xNBqP1Kg3+tD90Dk7GQ5H",
-	"d9PbaKWsqbtuKmsuIwJ1UqehiPNl8LAu5TYOqYhqJIMxXiZJVadfJ/FW2z+I4LvATb4r+be6uq1IPIun",
-	"CRLCIpesyLGHKHC3MoDo7qEWKVI1/5osNKEsZzq12eX+eowxoWz5PH8hLvnjcLkVJ1K5xovc7rthcstU",
-	"5utCT16kBCVqHtqIdC/XrTWLwtoHgkwpmUE8tV7EGrLvoF1D8Z0s3mRVasYHIxwqLgY4UxPCFM1D4Z39",
-	"jnGVKwB60ZlUPCFiYGPVNWc2ceo2te+82mMkcBYNcEyE0lNPbcA7HU+IGPjB97fdXunfCRa3RBm7Qmre",
-	"UwZTXvxA9WrjIrbIRq8PMGM8YyGxAUuShJleol1CHVjfLqs6ngquTwNUHM1JUyLycBN95SI8X84zF6II",
-	"+axuAFcdY27maGtpSP+soO6SZRdNY1xhJ78Yclclf64SQl0+jggSjNSXR6s4f9Vak/mStBzeuG1kr+g9",
-	"ZqhQCtgJzLrCjpyDosaWjhXU3nMnAW4DWr9lBFa89/bN4/1tPgyQ+iTGpbk2hXmSyIGre7mYT/z5dane",
-	"QT44ZerspFVnoNbj5SU1aweU2TChShURGIvltpYP71JsL1/zdaWG2fXme8gnWb6R8ixcwjxNh18F8vss",
-	"dyXIr5eCHO1JwlS7KGkIPmsmnzqC0ENnRd1vuBI/N4JcbQXyCzjicOIi7sAs2Xg6rgl1QlmmaoTc1mMc",
-	"x8gZDGXbpOcXGkokQlnqUrqZ/o2mXNQYiMfjjGrtH0YdKpXPvwajK3eofEWrm67CvJ6E1ZvITeQxmk24",
-	"lfXLBsm3Tz2bJNpjXCGMIiwnQ45FBFbaGuq2PmlTY0+09QRS78xQx3WJne4dR3KfyJZ0whWvl7Ovplhh",
-	"0VSy3ixAFvBvaT4yLw6lWN8ydFlnjtGH30dBJsW2DTB6yE73ZnyWHKtZZ9LrnX+Q4i6ZyvPkYrb6sU93",
-	"3dQAoze7zuqh2zyIpQMu5ndl3dAr2oKPnyHtFk+2SSPW2BruSwW+r1u/RmotgLfsBLfvqwnniK42zk21",
-	"O+kvTS3jy0xLY9IOrHWwlJtqOEdnNk7BvfUuhOmRJFWQF0StKg1sK7gk2OaoXemh0sj/DZ7UZ1huVPV3",
-	"McfXXUoFkQ2msi3RXrdj5T1pJVxY7gNnIvDP0NoAv8zJvtnrlz/tKp+7SqbSMlrUO+CVYP9+Ddo+1uhT",
-	"5/Uss9hGpgKGgSlDH5khO1EJnRfRV0D/TYAACzHTVrWVTYZZgKJdSWXERmC5Xzpyg9Sa0eox6nKOR0ts",
-	"BT5FKOmZhQTW7R2fnJ6t8wOp9QJZyOkekWZgeJ2fZSUbTaZCnlgrJKw537HnVwxmWy4ECQ1mTnAmjUnU",
-	"YCkEAcfgpzkwR7TEMFq5qOvjZesIbx8F09HWo2f1kJ3ujZoINj571LsdpUMyHxJJlLgd45Vyse66qVzs",
-	"Q+JeOPqmSP6iOGj31dyJFocXsfeLiOOK14C1qLjMPh+krjBeXjcVCTqe2GtE80ANtBc4/Ar22+gYzQRn",
-	"Y2hl5KWiXY6lwT7iAnl8CZIq6QaAukHZSy6vhJfjcT3C12I3p+GStJhXaOo+GpmOM+vc+RWc4YuptUSg",
-	"p//reMLnMDV83Y8m+GJH3dJgda7xazzi/bWtJGX5AWjSlcRbJ11JrEnXxXna60k86958OL45I/P0/OKD",
-	"upuvJl1JvDnpcrtZp9fnDR9EuS9u23el4efL2krZ5BxzSoWTa270JRoRFbpcphHlaEoxCv73kzeoFI5D",
-	"o88uIt5H/+CrxlfUw+g7D69YPIoHjK5YAaHlwRU1yPIXi634htS+7hTsNcxvcBkGP/PIOovN7HV1b+to",
-	"77c3b16hVy+v3+TVrDkb0XEmSIQIi1JOmdq/RBHVAyaanhheYDJIHEKm0fyTSSOZ4DS1UXkgNxAW6d0t",
-	"P8EnusET+5Cf+xXgNBV8uqqnTRVk2y0MEBHwkjDZtVaP8UvRNB/GZGU95KlmrJQtz40A7V7qZk9ZfW+e",
-	"qSbdX2bK6z8lQhqF1zl2LB8ib/vYNHXDxJTdHjoWvqz/M8puf7VtXEdXtLuor7y6EPkvrl11AFuUeXXv",
-	"X6FRtWtOvVZ3LrOvdrne+OquRb34doNMdvfO4effaS/kbbOYPvfgVybsG/Et43NmnEchA0jfUJLP7RZn",
-	"pEHxngWwfW436lDBjoa9fKxo2KW63ftw97Xd6glP014LpGZtxxoCs0mfnKqs69QAkRvMW0+K1nVcpEHr",
-	"4VliHOuaL7tVn99//lz4dF3r1kb8GBIsiLjKtEi2oDm8eopuSR5KZL26+iiQtwON6YPDw8MA7ek/QafX",
-	"v0ck4fZ3/Wff+jm4WPT67B0mkZLmsrAPfWPNugp1Z6JU2vr8GfxrRzVuU9czqkL7Ug+pnSSJRwcTLhW8",
-	"7bsiT4VrL9K727t+fn30/Pl120jw7dzdT6tGJhtg+x0reRy0nXQh99toRgU5gNTwiupp8vIFtkLAdSbG",
-	"RM90+I69Y//lv6Crkr/gO3ZNWISCK1Ps4KM1p/0Me0fvsk7nOLx69XTw+5N/wz9IgDizeRm0PKVVN5sp",
-	"yps0FXxIZBsFR/HRp5BH5HOAMIvesaWxUegZnZqC9kgqLFwolTvm4NIcFjTYy0852AcXbMimCPYu75Df",
-	"sZpT3gtAAjuyUrg8+lTI45+PXL7poJ3Xx++dFlmoPRfAfVeU3sLgHUsyCe5oSMt51w7YcE0ZnNo7doDg",
-	"puqTh2UE0mbMQL1O9xI0s6CNgldXbx7/pv/45cmzJ2+eBCaJFyTyWOzXOdTjmrUwzg56d3dI2Lg4qD31",
-	"6V2LCMHFu1YffXoHuPyu1UbvHPc2/4igFtC71v/8/Dm4RJKYHF/BE90zcKl6wD8+jpGMs7GEed8yOEg0",
-	"1HKv90bpXGHRHmTzmeKYRiaGENYS7B+in3lErYUupgm1jlJd9Jz+DEM/o1KZDGIuJ/uRy3duM6Ub3+kA",
-	"egdor3ug9XyXyAz1TvcrtoUCUAaKNiMRxKMGTyOSpFwRFs4PfifzAEriaITpnaAJEiSNwd+TRXy2DyO9",
-	"xsquHPDCEao9E2w4zMJboorVdDsdhyrySLbRMBMauTqd/T466V1YbH9NlJgfXJkM9MVy8/M0TmQSBf/3",
-	"4LUZ7OBpFDhcs6qJfGdYiIGt3qkBLejIVs+QvvJRJJwH4tpGWKJ/Xr98YRZF7nCoIFlpJuwR99+xoLg2",
-	"GlNtkrsgV2T1P7QmG6C9HJl81SnHKff+FPz30u9SA/k3OAKJ9q4VZpEmq26L+30NncCSwQPq0r6ADeAn",
-	"iQIyVYMA0aiNLPXFoeBSIkGUhuBlqXux6j56y+idU18d13E6XLmXpGOGVSZI0EfBtNsO0D/AQHd2svfb",
-	"86vHB9e/XfVOz/ZuyVxfsE/FWj8fflqY+fPhJ32HPr9r7e+7LHsanah8x5CpEQhDH0REk9MIpZpG2vUF",
-	"s4mEFACShIIofX+nROAYyRSH5ECSFAvQJvMlS5TnuzF9kOCmtpfZo5yG3v40H3XZkff7KFD/41PG6N3n",
-	"9rT7Pz5NyB2q26/ytvTZ4OgV0tTJki6NXJSh7imSCIeajMQkGluXuBziCMpmzKgmZspk/tAH6HwlT5Fs",
-	"o1OUUNZGxx3z/z000b9N2u9Yt4MmgGH6j0P0i9PFNXdWKCZYKsSZZrqUgR83FJ24RIKYoh7mCjGucuPs",
-	"4TsGyl5IbNyx8YdoPX/6ptVugXsCyAmyf3TEU8Ikz0RIDrkYH9lO8ki3LcoQlsSGq1dPzTuDNCJF97Bz",
-	"2AGtISUMp7TVbx0fdg6PweaoJiA+1XNU/WVMakwUcLP/RYbodzJH1yRHoidR7/S0e+E4ODBaU5eBjpkX",
-	"Hy5zHqp/k0ef9P8B9zSfNW1/wVE5KkHLVXnJqKdamfrfRP1zdmvq0xnqBpvpdTrmMRWi6sDmmKaxHeXI",
-	"bSy3c39q6XWCNoXjcavfgpBsMNNP4V+wp1a7dUv1pLdd/aeat/qtl7+/MmEqrX5L0nGr3brT8O5++PfV",
-	"v3+/eyxGf1wPHr2Z/+v//PZy/GgSTl/hlD6Pxewpxq/C396+5lqetcLiWuMm7BQkx4rEmIUhlP383G6d",
-	"dI6XDZND6OhXLoY0iggE6J0aWK3u8ZQpIhiOgZO3fAm81f/zfbslsyTBQkPkrSTiwHAvfeSaOgBw2y2F",
-	"xxrGreu5VCRpgRyfS1BLEc0y8CJyTlak+DJ7RntYhBOI18/bu7CD/UX80aNfuSVAIRvrQ7VUtS6aHAGH",
-	"XarIeA1/BoGjSctnWhKACrtfhs/GVv7np9ZQYOZql7V+eYNeCRJSTRa0AM9bxnTawmGo4I06PYlk9OEs",
-	"IqdnGHfUKOmRU6jutGwEtOcCgtBJb1/D1wtErNQ4zJOXtt5e59Xi+63uce8R+oMygq5VXjy+z7I49kuJ",
-	"t55xia7YmJhorxU7KhXtbl10Or3zotZ8v/X4qlI20T6stiKe/K9IpW44nCl+GEKcie8L1/qFJ5TRsOSj",
-	"22+94YIoM33pDbz1j+5x77jIKuLItSn9VKoEq3fsp3g1ULKrM+DwKw62ur2D45PTs0fnF62aCoFQitUv",
-	"9lcujFop4meGr6/M92dNUbKFung1mPHs2ePWYjk7V+2rXJvOzG9XbipM5bXhck5Ydzj2VWfwUY/ab12Z",
-	"QmpHz7gcOGTRt6n8TFcq92SmXqiuBKfRmDRbGgLvljUUuni5dETJEuvuetL7ltkKgh9JdD8Kf9LrNZnG",
-	"5vHRcu4TqBFm+l6s7/uG8+eYza0yIb+Eq+R8RIMyh5bHPXJq/d7W56+JHgFDFihkLsBrD3v2EqCJ+1pY",
-	"89iI4ypWA1tkFWZUO/3GvMJTDH8nc0vhAVw/82i+GXFfS9O/IrFeRp//MkR4keJuj8g+BD19IBq5IaEz",
-	"l8FVEC6/iiqRkc8LAkx3yzi+k1t2cssPLrdseCfrBI83E5JHa+ah5CBENGDPP+PIsvSvKax0Gggcjzkb",
-	"xdS4Upx0G0xh9/GG82dYmOLIf0mp6LENz8olm3rJyNesy28TOIsoYSFppHC7tiC4siIFY9XXrkanzqf5",
-	"EZVq3ze21ev0Tg863YPu6Zvueb9z0u+c/kfOn7JIsycyCgUZjma3p8mjD6e35CTp4fH0rGAHfzx9hRw/",
-	"+koKiz2gZRpL2ab0lW7+yfoeL7j6FcKp/9p6jXc98uub/waaTfnSVNRJq9WYDKbg6pRiNSnwqeQdWJbM",
-	"NmQq4PP2fq2mBVF7kSnBzEeuQrY1/Q61wCFRiBlSmvqqpcqVBcE31a7qr+Sm9+rBBeSHpkGbbnit9GHb",
-	"fffix6ZEaCevNJNXirtdR/FWSCyujNrA11DWyS+uAiYQIE15hqQoY32Zf56QGLxjMZtDPiBBECNTiJ0d",
-	"QS4kSJzo5/GTCMLa8vJxS8qswXvh+fm5LSRGJNrzC7dJEsPDIGdk/7JU0s0WZlusZWTzojGuBjlIArRX",
-	"quB2iF5wKNpu/H77uVtDiFPpV/XmI2RCH+US+c3N4PmY1chyq8o45azpQ0bEvKAz1ln9nlypZl2uANUC",
-	"c7IV5Kxhz7nuOF+K4O21idCqW6RTZv114Thu4HKZl1573y7SWxuVeMGjv1mBur1STdf9ugJ0dVsoCuH5",
-	"m9i8VF3dMkmeiAgiBLEIJ352+MtSHcC8vkwcA5L9JAvNoRb2tjJeU5wolcj7JupA2fLhmVBcQvmTnme5",
-	"g5peep0N+h0v9Gv+XFx3V3bi/sMzQN2r22hrTzUqJYQpElX45rW5U0UJUb9yga81wNkiR6C/P81hOV83",
-	"WkEDM4RVHza2QfxsJvgRDRBFXWxp/C+GoOa0ep3/piUXcK8cCnxL0A0fSlPsbEbI7SF6TdJ4jq7fvHyl",
-	"STNPFeIZwK+JPuEFl5y3Wy5SpGsVjaEEWzxLyXw6TofpqDc8iS6mkbzrnk08+n6dgs+YxFAw80NGMhiw",
-	"A0EXNKVmV91ep92ShK1ekYkZOdZNb2ma2uW4JBstmwTvq1hUAN129PVbmFOG7qY7qmiv/l/HkHINsQWa",
-	"lFt/an07nXu8vRQQial4gPacQ39uZ2kXFqVLFGWGiBCtRSR8qvUdCGs74JkqTDP2wuy3EeMzKJKjUGAv",
-	"XHCIAISF07oWyuYoAEi7qN46Ew50+7av419MCk2e3Go9oFrqVUOgzt50LvqdTr/T+Q+Torb/pzdUT0t0",
-	"oYJSBaOPnej0o5r3PkazjuiOxx8e3XSgsOMam837zYjSA1qhvj0j6hSMqLMVRtSQD5WP2fAhnw11fDYU",
-	"TkiUxYaSb3Bw62xqcBt3BrW/o0HNnH0dy1sucYc4jpsI3NBuc3n7MQz/Q773FU4XTaiTc8xIKP5fdrg6",
-	"h4znFDsb/VqGUO+y4WdADEUCuQxaJz3j6Z/Hsds8IC4t8SCigMxR/mXB88NjVqVcDSe9GuYIHM3sAseQ",
-	"LuZOHp8kk26PPeolF2ejyclkNO2ewWYZVXQt/BbKdLRSyKDV6T5K2fnp9Da9YRcXiTw9PSbD5EPLo7RF",
-	"sLZhvWUm/jXUAH0LdlrAt9ACQkt/HEU09OivZBLJY3YbEWnb9j6E2k3zgxJrLY0NRjGfaYbpnjRBxqSQ",
-	"XBVyuZm4tSG/Q9w4AtvyIWjERaKVoRXuW0e2bXN5tZTiZsHlzISWuwUIklAGIYsQsmuq4edvswjuDeTh",
-	"x0Ot0QmSYmrK5RsybKglTm7S47tRejxk5zcMEzINx9GjU79STv9PSDgCuef1H7aajqOEC2WZ/mz9m2c2",
-	"mG1mdErwouaFngjvYgsbPES/gj7HwjmaYkGJPETP5fhd1un0zvTJIWH8CNI0nq/QDX6j6M8cDvp6vm+j",
-	"Oc+EVk/zgt4QiZrS8DZLD/XO6qo2rfLNO7IdfL7iF+hRoeFK1vdvaaGmlXNAt1KFIy+p08qSO+/brSmP",
-	"s8S8Ccy+ElPzqsztGNtXZ2wFvS6Ym/vtr2Pkem2db6FYiF8tz4vu+0mi0nPnpQ3YdSpvkN9Ek9BgSEKe",
-	"EIkCU2AL0kqYRFQ4RnsmmVuwkKIq2D9E/4JYeXOZgzaiScqFieInd+ZA4jkq/IWLFe+ddrpo5vLF+S+b",
-	"KMSMcbW/zDiW10X8lvaxr80fvxrvq+NqOxb27fnTpkzmIZ3mdrLhTjb8O8mGm969dRbnoojkzuj8Qxud",
-	"t+HEktuqu51fnj3OcWeJFLvCLGKfLJtYRdzr5uZGETfJ3zVg5ceyWm+0Z0Ot/W26sMVil8Po5EM0mc3m",
-	"6YfhibzBYjRjI3JR3qXjjfkGy3syGtV9tnTyddR8cwd2Wv430fILApSTR/fTXzEiyGVURlp+8N0XtTCW",
-	"MfohK5dT3jvpXKAgtDw2MBo2VYjcaeq+XKe2b3PfUqXeiHRuTBTXPM9tdLW/cUDSD/YyuhHo14rW9r7s",
-	"JOu/oztHmJOxGuK/UjTO8zc3lI+L9vcSkr3pdq4ePxpBMytkU73Cm1mPnRyfTm96Jx9UNDwOe7MPYjhu",
-	"LZZAbOSiURaKHVwwZSimkFijZlEm80gp/OUricE5lu9k4W8kC5fojEcTvd//Sq4dzgjagEbn9tIV5LmN",
-	"eGoqPsUQ4Kil61IJklry/dwt4vuh3AvBhS9ZPC+BAHyGq3urj9ks2tiK/htfd6fcPEicjqWUWIF7cucs",
-	"PJucJR+HyXR2evvo7Ca9DdmpKigeTfCYLKQDBjo44VL1z09Ojo+8GY5WD3w0ojEBVumc+B25tD7b/15h",
-	"LP//KiVuHDx2rPI7ZpUb+tIva3UBrSCTtbmiDmZQwizkEGHVb41l8sidXCLHkJYtOpY355MPZzfDXnd0",
-	"NkpOu7Jz9rFyRpAt25xSt3dsqiSTsb00XeNbv2xtj/7Df4kpwgJyWCTJ18mnY0nrTlz4FuJCUvA1Jynk",
-	"rO4vFAOmuCAlEQDeeCEuRSKqgBzbiMZLJIjKBJOo1+maJBHmFqDAxLEEaA/q2LjIE2tPywO8NJG3CVBH",
-	"mcoE2S8nthck5cKWjoPiAH6VrqBd/Du/c8YfJyjXEQtMLYWaLBPXhEX2kL6HcLEvYH417GsN71j6uQNZ",
-	"+lcSx00p0lcN/toJFjvBohAsvqHI4CQCG9RXJDVJNkht5cjTEsOtGRvobE5m9x3p3plx/05m3GtTJD/J",
-	"+VmNGLLcNrBJXqsik9E9zLerkzn9CNbbvPSnz50GOTlwZUIbusN9LorTDpq5zzXOyveVSHXbh4lhyqUd",
-	"2Z82W3UvSrp3oTydXdx1TpPe+aO7yenNCC9ZtZnCW+75ycnCchWP48FIEPJVlLVdQqRvrLD9VbMZLVPd",
-	"XtnMgpAJ1Tg5VOIaDtH1hAsFGd2kjRMo5SS0NQ6lbgVp2yDTn/0Muf72L4vRIa0hlVBUrEgStafwLWFt",
-	"lJl6im3I6sEgpaDp10azCQ0nptKlyxw4FJSNJVQQXJZm8BAFGqLBQl4359HBEFUSmTuLY2RK5rcRORwf",
-	"omDvpHu6j05PNVnpdIJDdMVQtUqTnd0dmPtck2fEwdq7xN9UgSzy7LlsfDXUukKVN6dT+a4f0IFj64zi",
-	"4dnb5oBcJs0XF9Glr9wJ8DsP5zUezu5WIlxiaSs42nItIK843zRFByp6bK4KvC5m+zEVgTjemZJ+oMwd",
-	"a3kPvASVNwwLEAQO6NGjj8c3qVAEj457s1DenM+no16vfgVfQwfJL+BOA/kWGojw6Z8j1h5R/Cv5ljgM",
-	"XsI1XsNTjmyDt3WIUzykMVVzqA+tJqSkphQmesWhDD1V8Kxj1AavNHtCpaRsrDUMyqAwe21xXruDa7PC",
-	"NSB97NZGCSgYEIqJ9jSrg8crPJSEKZsAO41B5DbgrE8jXYxW8gWhiiRyfUCcgxO8yOC7p6ZXt5PLoFgI",
-	"DF+lmkMubq31bIGJlRbe/2Rk3UFevhBaa7Q2IIQzafVL9csOXQ2qPE5T87RMKiQVFsq8FzqHEs/hxBwk",
-	"bMEc9YAREmms/bM8vi2OdmhKoZWLpx16xb7el8IkHYE11G6jK2ARaEcmv6JrMtw+Rxc0UaCMyOWlOP8i",
-	"xDK3NA42ybak8ioQX5B36Q2P418FIT92/qXKyacpp0xp7cmLXR9xUdSa0YBcjAp3oqkagfzWO55G45Ea",
-	"9UYfuh86ZyfD4ehuehuVI9brEz7UBYa7pfRNiDj2Vkk170m4EHyGsELdDk6WRp2/Xy7yLjeSbz3m/KGj",
-	"zN9/DXm4ejl2YvG3EItr6JxH8KEWjj4k9FdMP3SdDRNq6fmUiBy/gZB7Oy9K5HiC8eVCAwm+WMaUDgIV",
-	"ZkUWokU4Wvt+wX4yZhZhshFdoaBCSYKykX/dAq0BHSQ44wINQmJQfTTAsZHvJ1iWBs3X6WYNrMIdtEtJ",
-	"l7jId9lH5ZDNZSGa1av9Tc31W2RPfyPG8xV4zH0ZxQO+iOxEmR9PlLkvmq0L312kpLsXpL9lJO8iIqyV",
-	"oJZrq5ls5hIG7TbXSN/KH9UTrPRe87OgmDkqnEmhidr4LDlWs86k1zv/IMVdMpXnycWsV3mxefnTY84Y",
-	"vOj5TzaCg8EPj/WqjEO34hVC5b0fHeEpVljIo6FeyGH6lSoS6dPdqVHfQo3KZNmvydyzv2IWF70Tp2mQ",
-	"ZEiiCDyNioERZR7RWaYCaAB8U7G/lh58nZu+yXV9QGH2u6eIm8BpnTSm0XYnf/0t5a9MlhxwHOldLmP5",
-	"tiC4Wn+lknEYndmCwVAr2Lpl+s5IlzbxS0S0Pgj2IdTtoISyDEg8ixCOYz6T6BjNBGdjhJUiSVoXtGeA",
-	"/IcHsG9K1LeSnsnfzcMGy2mgDuBkoTxYI4eku5QKIuvadEsOl9MRqOpqItj47FHvdpQOyXxIJFHidrwu",
-	"JNHTxlNXMfM+4FvqW2kGLVldd9T5bxUgBX4HuIQBHpH+o0SCVxJrTkPw0muiFReNN1eN/ygm2jlI/vgO",
-	"kr3T791BMqFSbss7svvIsY0EtnVxnvZ6Es+6Nx+Ob87IPD2/+KDu5iDAWJe4QRNvyq9h1cgv5s608S1M",
-	"G1OfLub0u/jxe/cFotFnwzLAE23xkccEHkmPW/SRIDGB6C4IcnLFlyMC76BgKNEfCs8gKEwT8/BWolEm",
-	"wMfSVHHYqw9y2jdJcp2vVREdJohUXJAIqYng2XgCXO3q1dND9Nqm/4AX4Eos1SJDs7uyYGl9KRcZCswi",
-	"R7MX3rsczcRhCPmoVHoSyejDWUROzzDuqFHSI6fD4+LAF2te7OWPXCe9/Yp/IazP+B+aVWdMAXq+vW5B",
-	"qQrSbfVb3ePeI/QHZQRdK/tzzxEgcKjUl6nfesYlumJjEoOP6IodaR0Mxy7O66LT6Z0DGMfWYHYFRLhg",
-	"po5RRjz5XzVPVlWG+QtPKKPhUna4wMeOe8deUBRVYH0JCXf/GnCNdpa2tqtQKuU99/w1+61u7+D45PTs",
-	"0flFy/8ysC6ihILViEWZNMPpDSVc0Sk4m/IhjYtlmuENjOSAjwY5UmqakUlsXvowwxFuvTctTbGlpbiF",
-	"nj17DEyRh7cDchdOMAPnVsYhasz8LufJkOfbcxFjsYauc4xd+Z6oj1LRhAw+6lH7rauECBrio2dcDhyy",
-	"bOrAukw1Wry7O661Xa5laZ9H0Je5sC7xnleCkjJHQMM5Wu3wviOxOxK7I7HfnsTudIEHoqqOLDYgq1+m",
-	"DWzRjI5VOFkk8G/TyLx1Fo+Y6Aoijfx4p5iMFMqYuQ3RJQp8ehmUIqOIGJMa5mDm8fnDfTPWrWMN275Y",
-	"ZuWb2MZ3zG7H7HbM7tsyux/nZeXv9FBiaO1argo2LS/19ycv2xmNPptc38sDgk1qRon2jju9faQ4wggS",
-	"Dx3EoItKOmYkQm9fP8uDDPLhf5JIDw5JfCgDszv8UIpWsFarPaokCowFGzLOBvYl0IQRZKzIMLSvP590",
-	"TlDAuBqM9LCBfbnGQlAifpKIzxisSU9CpkSgMZ0S5up/Lqpi+Zp/1dCoMKnjTm85ZNw7Ouy01W5NCI6s",
-	"I+YzHuZso+6YbdOjvB1c1J3sucU78gufsZjjCG5Jfsj+RfES066XQPPGK0zS/u26vzyaj+IZprOIEhYS",
-	"fYXtn19a89IO00YJN4kOCFPxHOEoItGqF88r23FXCfNHeuTclY38wSM2l1MAnyI6MtOAHtqmK6hhQaju",
-	"TwvtGKt93K6iyCsl6YQRiZPiscxyarcmtIcj8DWiCuExpgwCHRlHZDQiodovv5zlNfcWHsyiqEIOv6mj",
-	"WxMi83lT0O9KQn6vJSENq94VhPwbOspdRZFH8LRmtpaeNxEjjz7ZvwZr/B9ek4RP/fq9aCR4UiGxHulE",
-	"VEkSj7ROdkvSxvTVTLNIYr8wc9KO3tyL3gg4jSrF2UlqW3wt0QCuXqq/oqi2UK/vsaMDy5ZQEJ57r8DO",
-	"Uas1W3rW4O3eAWvF431xGg9PiMybRhZp2kJGoSDD0ez2NHn04fSWnCQ9PJ6eFUD84+mrIsvA5qLeTi37",
-	"Vk+jD3y/t6aB6VsF5ZuaXykE7U3uG6okSgUfCyIlMlbq2hv2s+7yxddrsfCUKTTV6/w3xEcjhOMYDQW+",
-	"JeiGD6WpIDoj5HZp8osNKyW2+uftlilwBuWG4CoPJbxOspTMp+N0mI56w5PoYhrJu+7ZxMtLeZ0KrZ9K",
-	"DDZpW6Cof94BX2uaUlvEqNeByoerVyQBXse66S1NU7uc3GVcbhrMY45nRyy+BbEw18kjFHAYDagEtHsQ",
-	"EgEj19KHoxCzkMRroyW/ytqWRrHDGjWl8usgwi6gNMZCsWVTHhHepwxtMxmzBDGPWoQpNCcKknVBGUR4",
-	"xTKQyEdukBQLOjhKuAWj0o6UPjwpdae8BVoKcep2OIMzhz+WveYvGT4OB7KKCmsKGOI43kBAgioNy9WN",
-	"xziOv1zV2AXw/SgVDhoqwxprdiLaNxHRQnNjHW3QR9FAQNPNHkQG0gMX4lkef7Y2yO0XL3INexlKqUJD",
-	"EvKESBQU0W1R0DZVnLWsY1Pb+V/3TYUAqiaRwDNTqdrZjAvnHeOMJ+Z9hPN8ACbvHyIskm3QltNUGEOk",
-	"W5JUPJUwylx3UAKPRjQ8RE+LQDy7ZL1iU9zRFKIOMUOMo5izsQ2/s9F3eVkrB/NgH2VM0Ri56pDG7A4O",
-	"j8ikOi1y+kHtMptC1QOClgQFuSGh8la/XhQsDsLLjfrF/AAK5o9iPtO4V6SmTBWiTLMjqKugwYnRkN8h",
-	"bsqASyKmNCRQuw1hhVYlXLRtm0t7JexbcMI0wZFuAUVuTchNwuRM/5178MLNppxJhIc8U0iQFFMhDxvW",
-	"9Cxl2WzFlN3K1ntw6L21mTadV0RN/s1/88yqAzMEXAxqqPNCiwDEX8wAin6Fp18WztEUC0rkIXoux++y",
-	"Tqd3ppkkEuYupmk8XyFZ16X/nK8orm2yem4hR6eH6Zr8hcKrCffgOTvbLbfnQYgF0Xua8jhLTB242Sac",
-	"c3UqT/8+V5J47kTzb+julx+Lx6xKXNjPRd5AKLe8ZZVgviPGO2L8vRLjUsLkH5AU7xSZr6HIrCGjaxQa",
-	"S0IfRqkxgzcN21usXAD1EpwqMScK7ZXlcMRZSPIqBm0UOMndGHRLus2yOL4Si9hKKYKHocTQmDLI2mKu",
-	"1Gan8OCxfzsWuWOROxb5RSxy5xr6twoNXMe8wRaY+302fquwflwrtKKdl+Y389LcycRfQSbO8Tu/VS4S",
-	"br1EvM4Lclvej03kYevFuzaLxVLZ1rvo20i3b27pssuz6fV4eIl0R5++kD7tBJK/mUCyinJacWRKhDT5",
-	"nTeSSfJuqwWTvNnOn+KLCIFZIZvqFd7Meuzk+HR60zv5oKLhcdibfRDD8UL2GBueuM4PwtvA55wtPseU",
-	"oZhCspWaRZlsNDbhCg9x3NooKrnAip1I9a1EKv9metShIAeNhKuCDDyQhJVPUPhTTAiO1eTjUkp1ZS09",
-	"vU4HzSYmBQpB9izAvJExRtn4EL3gSKMOYSovflBDxn6D+b6YgOVGEH7bnLWbuZtW2d8U7++LUiTMBOTV",
-	"+vN9Oe59SpiGcSr40A+tuJ5LRRLLc+KjTyGPyHJO8yobxjREwuV8MclwwA8YkuEQRiJNm26R4hDgwAUd",
-	"U4Zj9Pb1s0tEoJhwoBscjngc8xmJgkZn/Su0fkbZ7b2S0vjL2FJymu+akG0Zewz03SHDAXso9MwYWNeR",
-	"pGubLYndQmWdQyjVYq9gC//H8d3g4v/cLouHi8hKSpXgu2eEjdWk1T/ugb6nt9bqt/7fn1cH/4EPPnYO",
-	"LgYH7z+dtI97n/9rwSClEhDsYaiXM/E2l7ZsjxWC1nPTYsvxO1Z+wAqcvjtn4dnkLPk4TKaz09tHZzfp",
-	"bchOVbFNmpgllI22IB1MuFT985OT41JurNUDm1RZWrEGz1/PVGw94f+9wmD9/7UgSV/B43YC5F9BgNwo",
-	"QmFZqwtoBZTZ3CUHM32oLOQQedVvjWXyyJ1cIseQwDI6ljfnkw9nN8Ned3Q2Sk67snP2sXJGXETOxbjb",
-	"Oz4BXk7G9tJ0TcDCynIfnveWC7bIYZEkG0SRumu/E6K/iRCd5FTXMSl7IA34lG35IFKzHbsQmEssp2mE",
-	"2Fdb4WZRYo4Zlnyi81Cv/UN0xebIuAjre0aahn0VLPS7C/zasb8d+yvY3zdlbNW1nb3pXPQ7nX6nU2Js",
-	"eVBeIQNvia+VYvQsLdi5An8/UXo5pV7NHTVX8i/b+tCY167UE87Lp1JVF0wCAR8hoVNSTnlka0VFtntd",
-	"6iNo8Eov64W5sl9ss3YOASW6PsjviQtsaehypEmEC5Jp5qLUON/JVyJyTSmAfwhLcyNVznMn6W5b0gUA",
-	"I1yqWuzdZzgkZE6poY+/GWOFJWN3+77/27fTLR9et2x85VbqcK+8UR5EkfMwZY0bzGuiZ/NoAGbRERcu",
-	"thOiUyHffe41XpdUdi/wrmBwid5eI8DtPOaUs3juqjZ6+cMlCjwKkCe7N+GlJh7Wec7L3AEd7WFlXNJn",
-	"E8Igca0NMKVyv627MTcsxOLOJjScuOcHX7o5dI0Gig/cTMElwouhqSgmeGqgUcTNHiIIkIUS8UDtBkRj",
-	"T4A4QyWAgAqIkeJxfDAShLStLR2KzHOBHmP2/7N3tU9t42j8X9HkS2HGhLxACtkvR6HchitHj4Tuzd50",
-	"sBwriYhtGUkmpJ3+7zd65Bc5sSFhky5t/Wm7QZL1+tOj5+X3YJcqmQn6ZcXlCx311c6Jl0CXfiOyNM04",
-	"cOO66QgYL4nTK/ZlWgT6F/ozrYnIS9D5EkzcvqNTdXF9h4urysPyQ/s2rXhDqpcmgPaq/gIkH8WiXpjq",
-	"3+rBoYeBdtSOdpRozAkeTtTEWMinY41xOvqCEnfXQoeNttZFzqgglmbkmwHGSh08Q9w6OknIGBB2cSgB",
-	"aEF1qTV7IeMKT51IIpcRjc0+nmqnBhoIqZ7eKAr0zbSTRpDMMIU4HVUMGJhyt53+IBXIwcPp7qqeENcE",
-	"uzQgQvx12VyNXuf10n2BfwvqQy5z7ELUiB+GtW7NSfZ5Mu3ahcKqZVOuMC3iXH36m/UyR4tsaK/Cy0LV",
-	"WuE7fb1Lb7KEPU+a2NNBPu2hkeaWX4WxRP0uQBCIK+nINpmkIzJ1MLoVNytbxLyhilwnBTbwCPS8Sv39",
-	"U9ExPbN+YGPNDxg6wAks0Nu3X9p3IZcEj9qt2VDcHc0fRq1WcQ/WgI9kw5ZyWCxt/er5vGk+CjXFJhQZ",
-	"AJcu0MpsFJ5nYFq5xqqCqgqqfh6oqnR729ftrQBPT2r10rJbUemlrWf+I6Y8mP57O+ksI5eyNLtjOdZW",
-	"iSN/0sSR3+NwmFt4k8dEMs+7HXFCbldnfMycnFKlbQnvY+bj9BtQMsaq6NQZwiQ6ZMHKfk8D5nnnnGyO",
-	"53BBtxKGjAYStPAZH8eI8Sxrhjr7y0wXyS0vR3AVttoP7ngkR63RffO+0TlwnNHjw9TNs3B8LuTaKCK7",
-	"SLrS1bQX2OglFUgyn3HOZghL1Gxgv5RJ43O59NBy/ebjUBzOjh8bh37r6O3j5PBupKSSTfBomA422ybO",
-	"+LyyZLG0l55z4Fne85Uvz+vx5VleHQOT1VrvqcVGa9L8FeBc+eOqQqcfEZ1yLD8/FjxV75/tv39ehCtP",
-	"Cn2DZUzZxtNocQNlol8Ero5lD6F31APdPIJiyVsn5EyJa5lZXaCQcHQzOEUunmvbvEM9DzJpgHpedFH/",
-	"sg/6dTkhlKPEPVdnfmweNPacuSRprSigctdCl5d9CwHRHPJpEIG6PnDRA+HpKRJ1dBUrbOAT2tsCfB9E",
-	"5PhUyph9OzEd1dEJUhgUAhW3Lq4adfFcm7lwMNfDtRD4FRNXwbz6M/hNxHW0p8aQBYJ5BBqwxYzK4cRh",
-	"mLu6ATs2gmXeICM6jjgpTmR1U+zFn1+Qc8qFhM7s3AxOd9GQQRhOHZ2REY48qUAWtY5VCYEcSIqObMns",
-	"dEvdR4Qb+U5AS2XuohHjPuh8XCxVb4zQwWZjOTBwKXnfB1zUPwvF14n7mwJ/SCPf7nR0N/FIEo5s1RU7",
-	"PxDJXDwv6zpo9jbX8avAm+tkNPEKvxF6Fcu+n2A6HMsVE6TpKonD0YYS0BsdgV5BbOLjtOG37w9Gh49H",
-	"8+MvDdx0WsO2e1Cz9PwkOr3OXqOlJssXtzTQ9spuQ/9/6qPfbWfu9Fmp5oHxa1a22TmyasJfLJhrD9Ln",
-	"5A5xrXts1eCg38YHvdY9aKk5itWoaW+bicIy+aW9RqKLmyro7Hs7PcC9UYC1xsWpV0UbcCOxikt9ZrtV",
-	"5X9Dkk1JIAwnNxFp1FfAq4pA1gc0Y3wK7AlFll1VrMyoeyM24NSbs2m84xQHiSweCa6O7Ljjt+WsMWm1",
-	"ju4Ff/QfxJF/PGstWDWu3pyyIID+mGYNznSg+Dh2JQgnTLIFcdWwsezjBywxF/uO6kg9XCelH8zGM8ZC",
-	"PZvVadqSnTASOdchtSIrPmLhNJQ/W6udvspOr66L7b+1Srf4k/KxKraVF5RqeGW+REC/F5MlpmfwhZ7F",
-	"q58hEYWEP1CRrMPKM7F1R+JfDEIqj94f2qO3BKsMgVb9B+zOWlR9lsPgaRyLW9sMmBVSGPSUCK2gLLZ0",
-	"X/wxQDvv3bP+iRWrX0AtBAoTe78+I563Nw3YLNi/m01FXZ1oezdxG6bDSSaJG866RCQyOvEd4rrQZNbd",
-	"OvqEParDNezE1+RWkCELXGGjneahqt7uNBoWcrXWAB03GgUJFk7BmUWNeqCmfzNUCS9N0bAwkFr3uNFY",
-	"QxM8JUGGu8s421yvN7Ada90amV9MnH8O6RW9OP/z/fXgP/2e6Pky/PO01+n54rFHZ9T93Zv17hjte+5N",
-	"L2jUyfzii/tHT9VpDtsXo8uz83v1+7DlBY5/3nD/e7FGBASM7DoeTNnzArpbUcL+SiCrz27ycpHx+S2C",
-	"2gWN0tcSaOtDqg2MOnsuHdM4xCzGITM0w0JYIPvjVX+A9hM99/7XTNn2Lf9BG4IcksA0808LanMdq+YQ",
-	"jwVjAMCAmUplCkSPUB7LiS7cj/iYoP7Zv1KdLrgc6Up7YshC7TqhfT937H8IVQGHdD9gLrFRFKrvNOoH",
-	"B11k57Xn2s9v56tpb/u2a8eBFbHOhgoUEOISt4vIA+FzPWdjRgRikZGbE4I6PA+afiPykyBI4BZpWPT6",
-	"ftRz88mo8bei9EbYrc3RrCMrN9fm3SF+KG9hrUB9u5Lz7WNIORFFZZq5SLmHERhe5YQH487b1nQUOmTu",
-	"EEEkn45x7Wm3WMO2Gseuvmz6yi6EJO+rudVe/f1QwX053Pcl5nIRQJUcqYAGp+Y34wr4lIP9gqtgdb7K",
-	"3EfLlWQLKPWXWbN+ydNb6dC2r0N7yG/UshPzjE7NLL4V3Zr5gcwzYfkM72exl6+tw6VUgNBj4C13SR29",
-	"19KT+hFooQMUBXqcJO/WgGK/CqqJGjKEsOvomojIk6KLbDa10U7AZolQR1x710I2DYaMczKUtoVs8jjB",
-	"kYBUhDttNOMsGENnxC78MYR85ZoXwY4NaLdpa0XSbNpfLYpaxgNfDywmgsDABUELnB1gUl6NqAfsyZo4",
-	"7rDzMnyDAW1RG8phxZPo4dypXr5Bmq/0Bkn2zRqq5qU5LqfUUhOU+BehCBRz7o8lFVZag01qDQCJ8CKm",
-	"uuQ5wZHRIYQlriM1JnWeEhmTMlWs5YZjLVuHrz3W0qdCbCrQsvk2QWUfhnV8FLZaAs+ad/ftuw6Zh0fH",
-	"9/JxDrvMiBV6NjBzdUhON3Il0/89Mr2BJCmSpai1gjSfotVWJOOk9ViOz1N6fK05BHPCTyI5qXX/91nJ",
-	"bUBRU9jTD8CPZuoU0U5i5xl86KOQcQnGnqfyNoBsGM9TMVE4BMlzHLhiQVFbz2YkdtxUi7nEVEdY6BE0",
-	"mzAUCVJuzbIM72dtBDTa12rsgsYV6uzFvHP6RIv44ZCojLNG0gxpy+30YzWZ6gIHKpUx6l/29y8v+0YD",
-	"Kc3tcgODiaomkEPkjJBggcVIp6lO00TmumSkZSpyuiV7kvokzn8tGfJxMFcjpSEFG2DW1jt13xQ1ck0i",
-	"OKfIo0LC9CS5as0VjFxKgiEpnh3MhxMajC0URnw4wSKZKx8HeoPELH1Gg3m6puVGm42zD6eZVz8nYyqk",
-	"hnF4VeXY/8wpS4MHltv8tGhVSKMHltspCkd4ZoMtqr9YsjpJQpq46bzgVNBNpvmnPC8/MM8rKn2a46sw",
-	"axjRsyUfAczTbjVKvlv4ogGLy/XPqaekt5iQzkxhbu4ag9K+4FBwPJwS10j7Y9bVeX+Way3EVBT4xuaA",
-	"ATyWl9eNMyeOhgh10qkpmYs62vnImU/khEQC+erSGGrPI0BZN050TzliswCOCwkIt1D/j97g9Pd3VyfX",
-	"Z7eX7wfXvdP+7Ydef/D+3xawdjkQ+4BOPvbqu1nfYualb5+//T8AAP//",
-}
-
-// decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
-// after base64-decoding and flate-decompressing the embedded blob.
-func decodeSpec() ([]byte, error) {
-	encoded := strings.Join(swaggerSpec, "")
-	compressed, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		return nil, fmt.Errorf("error base64 decoding spec: %w", err)
-	}
-	zr := flate.NewReader(bytes.NewReader(compressed))
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("read flate: %w", err)
-	}
-	if err := zr.Close(); err != nil {
-		return nil, fmt.Errorf("close flate reader: %w", err)
-	}
-
-	return buf.Bytes(), nil
-}
-
-var rawSpec = decodeSpecCached()
-
-// a naive cache of the decoded OpenAPI spec
-func decodeSpecCached() func() ([]byte, error) {
-	data, err := decodeSpec()
-	return func() ([]byte, error) {
-		return data, err
-	}
-}
-
-// Constructs a synthetic filesystem for resolving external references when loading openapi specifications.
-func PathToRawSpec(pathToFile string) map[string]func() ([]byte, error) {
-	res := make(map[string]func() ([]byte, error))
-	if len(pathToFile) > 0 {
-		res[pathToFile] = rawSpec
-	}
-
-	return res
-}
-
-// GetSpec returns the OpenAPI specification corresponding to the generated
-// code in this file. External references in the spec are resolved through
-// PathToRawSpec; externally-referenced files must be embedded in their
-// corresponding Go packages (via the import-mapping feature). URL-based
-// external refs are not supported.
-func GetSpec() (swagger *openapi3.T, err error) {
-	resolvePath := PathToRawSpec("")
-
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = func(loader *openapi3.Loader, url *url.URL) ([]byte, error) {
-		pathToFile := url.String()
-		pathToFile = path.Clean(pathToFile)
-		getSpec, ok := resolvePath[pathToFile]
-		if !ok {
-			err1 := fmt.Errorf("path not found: %s", pathToFile)
-			return nil, err1
-		}
-		return getSpec()
-	}
-	var specData []byte
-	specData, err = rawSpec()
-	if err != nil {
-		return
-	}
-	swagger, err = loader.LoadFromData(specData)
-	if err != nil {
-		return
-	}
-	return
-}
-
-// GetSpecJSON returns the raw JSON bytes of the embedded OpenAPI
-// specification: decompressed but not unmarshaled. External references
-// are not resolved here; the bytes are the spec exactly as embedded by
-// codegen. The result is cached at package init time, so repeated calls
-// are cheap.
-func GetSpecJSON() ([]byte, error) {
-	return rawSpec()
-}
-
-// GetSwagger returns the OpenAPI specification corresponding to the
-// generated code in this file.
-//
-// Deprecated: GetSwagger predates kin-openapi renaming openapi3.Swagger
-// to openapi3.T. Use [GetSpec] instead. This wrapper is retained for
-// backwards compatibility.
-func GetSwagger() (*openapi3.T, error) {
-	return GetSpec()
 }

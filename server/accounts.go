@@ -72,7 +72,14 @@ func (s *Server) GetAccount(ctx context.Context, req gen.GetAccountRequestObject
 // UpdateAccount changes the fields present in the body; an archived account cannot change.
 func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequestObject) (gen.UpdateAccountResponseObject, error) {
 	b := req.Body
-	patch := store.AccountPatch{Name: b.Name, BrandName: b.BrandName, SetTimeZone: b.TimeZone.IsSpecified()}
+	if b == nil {
+		b = &gen.AccountUpdateParams{} // the SDKs' update(id) sends no body: nothing changes
+	}
+	patch := store.AccountPatch{Name: b.Name, SetBrandName: b.BrandName.IsSpecified(), SetTimeZone: b.TimeZone.IsSpecified()}
+	if b.BrandName.IsSpecified() && !b.BrandName.IsNull() {
+		brand := b.BrandName.MustGet()
+		patch.BrandName = &brand
+	}
 	if b.TimeZone.IsSpecified() && !b.TimeZone.IsNull() {
 		tz := b.TimeZone.MustGet()
 		if err := checkTimeZone(&tz); err != nil {

@@ -62,17 +62,63 @@ var _ = Describe("Accounts", func() {
 			Expect(r.JSON()).To(SatisfyAll(HaveKeyWithValue("name", "Acme (customer 42)"), HaveKeyWithValue("brand_name", "Acme")))
 		})
 
-		It("has a null time_zone and an organization of nulls when none is given", func() {
+		It("has a null time_zone and an organization of nulls, its address and contact objects of nulls, when none is given", func() {
 			r := t.post("/accounts", map[string]any{"name": "Bare"})
 			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
 			a := r.JSON()
 			Expect(a).To(HaveKeyWithValue("time_zone", BeNil()))
 			Expect(a["organization"]).To(SatisfyAll(
 				HaveKeyWithValue("website", BeNil()),
-				HaveKeyWithValue("address", BeNil()),
 				HaveKeyWithValue("registered_name", BeNil()),
-			))
+				HaveKeyWithValue("address", Equal(map[string]any{"country": nil, "line1": nil, "line2": nil, "locality": nil,
+					"name": nil, "postal_code": nil, "region": nil})),
+				HaveKeyWithValue("contact", Equal(map[string]any{"email": nil, "first_name": nil, "last_name": nil,
+					"phone_number": nil, "title": nil, "title_other": nil})),
+			), "Surge's SDK types address and contact as objects, which its users dereference")
 		})
+
+		It("takes null as Surge's SDKs send it: none on create, and on update a field cleared", func() {
+			r := t.post("/accounts", map[string]any{"name": "Nulls", "brand_name": nil, "time_zone": nil, "organization": map[string]any{
+				"registered_name": "DT LLC", "identifier_type": nil, "stock_symbol": nil, "contact": nil,
+				"address": map[string]any{"line1": "1327 Vine St", "line2": nil}}})
+			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+			a := r.JSON()
+			Expect(a).To(SatisfyAll(HaveKeyWithValue("brand_name", "Nulls"), HaveKeyWithValue("time_zone", BeNil())))
+			org := a["organization"].(map[string]any)
+			Expect(org).To(SatisfyAll(HaveKeyWithValue("registered_name", "DT LLC"), HaveKeyWithValue("identifier_type", BeNil())))
+			Expect(org["address"]).To(SatisfyAll(HaveKeyWithValue("line1", "1327 Vine St"), HaveKeyWithValue("line2", BeNil())))
+			Expect(org["contact"]).To(HaveKeyWithValue("email", BeNil()))
+
+			id := a["id"].(string)
+			r = t.patch("/accounts/"+id, map[string]any{"brand_name": "DT", "time_zone": "America/Los_Angeles",
+				"organization": map[string]any{"contact": map[string]any{"first_name": "Dom", "email": "dom@dt.example"}}})
+			Expect(r).To(HaveStatus(http.StatusOK), r.String())
+			r = t.patch("/accounts/"+id, map[string]any{"brand_name": nil, "time_zone": nil, "organization": map[string]any{
+				"registered_name": nil, "address": map[string]any{"line1": nil}, "contact": map[string]any{"email": nil}}})
+			Expect(r).To(HaveStatus(http.StatusOK), r.String())
+			a = r.JSON()
+			Expect(a).To(SatisfyAll(HaveKeyWithValue("brand_name", "Nulls"), HaveKeyWithValue("time_zone", BeNil())),
+				"a null brand_name clears it back to the name")
+			org = a["organization"].(map[string]any)
+			Expect(org).To(HaveKeyWithValue("registered_name", BeNil()))
+			Expect(org["address"]).To(HaveKeyWithValue("line1", BeNil()))
+			Expect(org["contact"]).To(SatisfyAll(HaveKeyWithValue("first_name", "Dom"), HaveKeyWithValue("email", BeNil())))
+
+			r = t.patch("/accounts/"+id, map[string]any{"organization": map[string]any{"contact": nil, "address": nil}})
+			Expect(r).To(HaveStatus(http.StatusOK), r.String())
+			org = r.JSON()["organization"].(map[string]any)
+			Expect(org["contact"]).To(HaveKeyWithValue("first_name", BeNil()), "a null contact clears all of its fields")
+			Expect(org["address"]).To(HaveKeyWithValue("country", BeNil()))
+		})
+
+		DescribeTable("takes every identifier type Surge documents",
+			func(typ string) {
+				r := t.post("/accounts", map[string]any{"name": "Ids", "organization": map[string]any{"identifier_type": typ, "identifier": "123456789"}})
+				Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+				Expect(r.JSON()["organization"]).To(HaveKeyWithValue("identifier_type", typ))
+			},
+			Entry(nil, "ein"), Entry(nil, "cbn"), Entry(nil, "vat"),
+		)
 
 		It("round-trips the organization, nested address and contact included", func() {
 			org := fullOrganization()
@@ -252,9 +298,10 @@ var _ = Describe("Accounts", func() {
 			return r
 		}
 
-		It("is incomplete and names the organization fields an empty organization lacks", func() {
+		It("names the organization fields an empty organization lacks, and is an error while it has no campaign", func() {
 			lm := localMessaging(statusOf(t.createAccount("Empty")))
-			Expect(lm).To(HaveKeyWithValue("status", "incomplete"))
+			Expect(lm).To(HaveKeyWithValue("status", "error"), "Surge prefers error over incomplete")
+			Expect(lm["errors"]).To(ContainElement(HaveKeyWithValue("type", "campaign_required")))
 			Expect(lm["fields_needed"]).To(ContainElements(
 				"organization.address", "organization.contact", "organization.registered_name",
 				"organization.website", "organization.identifier", "organization.regions_of_operation",
@@ -278,8 +325,8 @@ var _ = Describe("Accounts", func() {
 			Expect(t.patch("/accounts/"+id, map[string]any{"organization": map[string]any{"website": "https://dt.example"}})).To(HaveStatus(http.StatusOK))
 			lm = localMessaging(statusOf(id))
 			Expect(lm["fields_needed"]).To(BeEmpty())
-			// No campaign is registered yet, so the capability is still not ready.
-			Expect(lm).To(HaveKeyWithValue("status", "incomplete"))
+			// No campaign is registered yet, so the capability is still not ready: an error is listed.
+			Expect(lm).To(HaveKeyWithValue("status", "error"))
 			Expect(lm["errors"]).To(ContainElement(HaveKeyWithValue("type", "campaign_required")))
 		})
 

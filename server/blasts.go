@@ -39,9 +39,7 @@ func (s *Server) CreateBlast(ctx context.Context, req gen.CreateBlastRequestObje
 	p := principal(ctx)
 	params := service.BlastParams{ProjectID: p.ProjectID, AccountID: req.AccountId, Demo: p.Demo, From: b.From, Body: b.Body,
 		Name: b.Name, SendAt: b.SendAt}
-	if b.Settings != nil && b.Settings.LinkShortening != nil {
-		params.LinkShortening = *b.Settings.LinkShortening
-	}
+	params.LinkShortening = shortenLinks(b.Settings)
 	if b.Attachments != nil {
 		for _, a := range *b.Attachments {
 			params.Attachments = append(params.Attachments, a.Url)

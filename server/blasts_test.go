@@ -157,7 +157,10 @@ var _ = Describe("Blasts", func() {
 			c2 := t.createContactIn(acct, map[string]any{"phone_number": h2})["id"].(string)
 			aud := t.createAudience(acct, "Old style")
 			t.addMember(aud, c2)
-			b := t.createBlast(acct, map[string]any{"body": "Deprecated fields", "contacts": []string{c1}, "segments": []string{aud}})
+			r := t.post("/accounts/"+acct+"/blasts", map[string]any{"body": "Deprecated fields", "contacts": []string{c1}, "segments": []string{aud}})
+			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+			Expect(r.Header.Get("Deprecation")).To(Equal("@1795478400"), "announced as RFC 9745 has it")
+			b := r.JSON()
 			Expect(counts(t.awaitDone(b["id"].(string)))).To(HaveKeyWithValue("delivered", 2))
 			Expect(outbox(h1)).To(HaveLen(1))
 			Expect(outbox(h2)).To(HaveLen(1))
@@ -246,7 +249,7 @@ var _ = Describe("Blasts", func() {
 		It("shortens each recipient's links with settings.link_shortening, one tracked link per message", func() {
 			h1, h2 := newHandset(), newHandset()
 			b := t.createBlast(acct, map[string]any{"from": from, "body": "Offer: https://acme.example/spring",
-				"to": []string{h1, h2}, "settings": map[string]any{"link_shortening": true}})
+				"to": []string{h1, h2}, "settings": map[string]any{"link_shortening": "enabled"}})
 			t.awaitDone(b["id"].(string))
 			var codes []string
 			for _, h := range []string{h1, h2} {

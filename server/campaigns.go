@@ -99,3 +99,12 @@ func (s *Server) DeactivateCampaign(ctx context.Context, req gen.DeactivateCampa
 	}
 	return gen.DeactivateCampaign200JSONResponse(campaignOut(c)), nil
 }
+
+// ResendBrandVerificationMessage asks the registry to text a sole proprietor its brand
+// verification code again; the send is a job.
+func (s *Server) ResendBrandVerificationMessage(ctx context.Context, req gen.ResendBrandVerificationMessageRequestObject) (gen.ResendBrandVerificationMessageResponseObject, error) {
+	if _, err := s.numbers.ResendBrandVerification(ctx, principal(ctx).ProjectID, req.AccountId); err != nil {
+		return nil, err
+	}
+	return gen.ResendBrandVerificationMessage202JSONResponse{Status: gen.Enqueued}, nil
+}

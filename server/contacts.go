@@ -34,7 +34,7 @@ func (s *Server) CreateContact(ctx context.Context, req gen.CreateContactRequest
 		return nil, err
 	}
 	c := &store.Contact{ProjectID: principal(ctx).ProjectID, AccountID: req.AccountId, PhoneNumber: b.PhoneNumber,
-		Email: (*string)(b.Email), FirstName: b.FirstName, LastName: b.LastName, Metadata: md}
+		Email: (*string)(b.Email), FirstName: b.FirstName, LastName: b.LastName, Metadata: md, OutboundDisabled: deref(b.OutboundDisabled)}
 	if err := s.store.CreateContact(ctx, c); err != nil {
 		return nil, duplicateContact(err)
 	}

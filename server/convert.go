@@ -59,6 +59,19 @@ func metadataIn(field string, m *gen.Metadata) (store.Metadata, error) {
 	return out, nil
 }
 
+// shortenLinks reads settings.link_shortening in either of its forms: Surge's "enabled" or
+// "disabled", or the deprecated boolean (validated before it gets here).
+func shortenLinks(s *gen.MessageSettings) bool {
+	if s == nil || s.LinkShortening == nil {
+		return false
+	}
+	if v, err := s.LinkShortening.AsLinkShortening(); err == nil {
+		return v == gen.Enabled
+	}
+	on, _ := s.LinkShortening.AsMessageSettingsLinkShortening1()
+	return on
+}
+
 // mergeJSON overlays the object patch onto the object base, recursing into nested objects, so a
 // PATCH of organization.address.line2 keeps the rest of the address.
 func mergeJSON(base string, patch any) (string, error) {

@@ -203,6 +203,13 @@ func validationError(me openapi3.MultiError) *echo.HTTPError {
 			walk(e.Err, field)
 		case *openapi3.SchemaError:
 			path := strings.Join(e.JSONPointer(), ".")
+			var inner openapi3.MultiError
+			if e.SchemaField == "allOf" && errors.As(e.Origin, &inner) {
+				// A nullable property wraps its schema in allOf: name what failed inside it (the
+				// inner errors carry the whole path).
+				walk(inner, field)
+				return
+			}
 			if m := unsupportedProperty.FindStringSubmatch(e.Reason); m != nil {
 				path = strings.TrimPrefix(path+"."+m[1], ".")
 				add(joinField(field, path), "is not a recognized field")

@@ -31,7 +31,7 @@ func shorten(t *tenant, acct, messageID, body string) string {
 // short link that replaced url in its body.
 func (t *tenant) shortenedLink(acct, from, url string) string {
 	m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "See " + url,
-		"metadata": map[string]any{"campaign": "spring"}, "settings": map[string]any{"link_shortening": true}})
+		"metadata": map[string]any{"campaign": "spring"}, "settings": map[string]any{"link_shortening": "enabled"}})
 	match := shortLink.FindStringSubmatch(m["body"].(string))
 	ExpectWithOffset(1, match).To(HaveLen(2), "body: %v", m["body"])
 	return match[1]
@@ -80,7 +80,7 @@ var _ = Describe("Link shortening", func() {
 		long := "https://acme.example/" + strings.Repeat("x", 150)
 		to := newHandset()
 		m := t.send(acct, map[string]any{"to": to, "from": from, "body": "Book: " + long,
-			"settings": map[string]any{"link_shortening": true}})
+			"settings": map[string]any{"link_shortening": "enabled"}})
 		Expect(m["body"]).To(MatchRegexp(`^Book: https://switchboard\.test/l/[A-Za-z0-9_-]{12}$`))
 		Expect(m["segments"]).To(BeEquivalentTo(1), "the long URL alone would need two segments")
 		t.awaitStatus(m["id"].(string), "delivered")
@@ -89,6 +89,36 @@ var _ = Describe("Link shortening", func() {
 		plain := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "Book: " + long})
 		Expect(plain["body"]).To(Equal("Book: "+long), "no shortening unless asked")
 		Expect(plain["segments"]).To(BeEquivalentTo(2))
+	})
+
+	DescribeTable("takes settings.link_shortening as Surge's enabled or disabled, and the deprecated boolean",
+		func(setting any, shortened bool) {
+			r := t.post("/accounts/"+acct+"/messages", map[string]any{"to": newHandset(), "from": from, "body": "Book: https://acme.example/a",
+				"settings": map[string]any{"link_shortening": setting}})
+			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+			m := r.JSON()
+			if _, boolean := setting.(bool); boolean {
+				Expect(r.Header.Get("Deprecation")).To(Equal("@1795478400"), "the boolean form is deprecated (RFC 9745)")
+			} else {
+				Expect(r.Header).NotTo(HaveKey("Deprecation"))
+			}
+			if shortened {
+				Expect(m["body"]).To(MatchRegexp(`^Book: https://switchboard\.test/l/[A-Za-z0-9_-]{12}$`))
+			} else {
+				Expect(m["body"]).To(Equal("Book: https://acme.example/a"))
+			}
+		},
+		Entry("enabled", "enabled", true),
+		Entry("disabled", "disabled", false),
+		Entry("true (deprecated)", true, true),
+		Entry("false (deprecated)", false, false),
+	)
+
+	It("refuses a link_shortening that is neither form, naming it", func() {
+		for _, v := range []any{"yes", 1, nil} {
+			Expect(t.post("/accounts/"+acct+"/messages", map[string]any{"to": newHandset(), "from": from, "body": "Hi",
+				"settings": map[string]any{"link_shortening": v}})).To(HaveFieldError("settings.link_shortening"))
+		}
 	})
 
 	It("answers 404 in the error envelope for an unknown code, 422 for a malformed one", func() {

@@ -18,7 +18,7 @@ func (s *Server) SendMessage(ctx context.Context, req gen.SendMessageRequestObje
 	}
 	params := service.SendParams{ProjectID: p.ProjectID, AccountID: req.AccountId, Demo: p.Demo,
 		To: b.To, From: b.From, Body: b.Body, Metadata: md, SendAt: b.SendAt,
-		ShortenLinks: b.Settings != nil && b.Settings.LinkShortening != nil && *b.Settings.LinkShortening}
+		ShortenLinks: shortenLinks(b.Settings)}
 	if c := b.Conversation; c != nil {
 		cmd, err := metadataIn("conversation.contact.metadata", c.Contact.Metadata)
 		if err != nil {
@@ -26,7 +26,7 @@ func (s *Server) SendMessage(ctx context.Context, req gen.SendMessageRequestObje
 		}
 		params.Conversation = &service.ConversationParams{PhoneNumber: c.PhoneNumber, Contact: service.ContactParams{
 			PhoneNumber: c.Contact.PhoneNumber, Email: (*string)(c.Contact.Email), FirstName: c.Contact.FirstName,
-			LastName: c.Contact.LastName, Metadata: cmd}}
+			LastName: c.Contact.LastName, Metadata: cmd, OutboundDisabled: deref(c.Contact.OutboundDisabled)}}
 	}
 	if b.Attachments != nil {
 		for _, a := range *b.Attachments {

@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
 
 	"github.com/switchboard/switchboard/gen"
 	"github.com/switchboard/switchboard/service"
@@ -20,12 +23,20 @@ func phoneNumberOut(n *store.PhoneNumber) gen.PhoneNumber {
 	return out
 }
 
-// ListAvailablePhoneNumbers searches a carrier's inventory (the default one unless named).
+// ListAvailablePhoneNumbers searches a carrier's inventory (the default one unless named), a page
+// at a time.
 func (s *Server) ListAvailablePhoneNumbers(ctx context.Context, req gen.ListAvailablePhoneNumbersRequestObject) (gen.ListAvailablePhoneNumbersResponseObject, error) {
 	p := req.Params
 	q := service.NumberSearch{Type: string(p.Type), Country: string(deref(p.Country)), AreaCode: deref(p.AreaCode), Limit: deref(p.Limit),
 		Carrier: string(deref(p.Carrier))}
-	found, err := s.numbers.Available(ctx, principal(ctx).ProjectID, req.AccountId, q)
+	if q.Limit <= 0 {
+		q.Limit = 25
+	}
+	var err error
+	if q.Offset, err = searchOffset(p.After, p.Before); err != nil {
+		return nil, err
+	}
+	found, more, err := s.numbers.Available(ctx, principal(ctx).ProjectID, req.AccountId, q)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +44,39 @@ func (s *Server) ListAvailablePhoneNumbers(ctx context.Context, req gen.ListAvai
 	for i, a := range found {
 		out[i] = gen.AvailablePhoneNumber{Number: a.Number, Country: gen.Country(a.Country), Type: gen.AvailablePhoneNumberType(a.Type)}
 	}
-	return gen.ListAvailablePhoneNumbers200JSONResponse{Data: out}, nil
+	var page gen.Pagination
+	if more {
+		page.NextCursor = searchCursor(q.Offset + q.Limit)
+	}
+	if q.Offset > 0 {
+		page.PreviousCursor = searchCursor(max(q.Offset-q.Limit, 0))
+	}
+	return gen.ListAvailablePhoneNumbers200JSONResponse{Data: out, Pagination: page}, nil
+}
+
+// searchCursor is the opaque cursor of a number search's page: the offset at which it starts.
+func searchCursor(offset int) *string {
+	c := base64.RawURLEncoding.EncodeToString([]byte("av1:" + strconv.Itoa(offset)))
+	return &c
+}
+
+// searchOffset decodes the after or before cursor of a number search into its page's offset.
+func searchOffset(after, before *string) (int, error) {
+	param, c := "after", deref(after)
+	switch {
+	case after != nil && before != nil:
+		return 0, service.Invalid("before", "cannot be combined with after")
+	case before != nil:
+		param, c = "before", *before
+	case after == nil:
+		return 0, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	n, perr := strconv.Atoi(strings.TrimPrefix(string(b), "av1:"))
+	if err != nil || perr != nil || !strings.HasPrefix(string(b), "av1:") || n < 0 || n >= service.MaxAvailableWindow {
+		return 0, service.Invalid(param, "is not a cursor returned by this API")
+	}
+	return n, nil
 }
 
 // PurchasePhoneNumber buys a number for one of the caller's accounts.
@@ -68,10 +111,18 @@ func (s *Server) GetPhoneNumber(ctx context.Context, req gen.GetPhoneNumberReque
 	return gen.GetPhoneNumber200JSONResponse(phoneNumberOut(n)), nil
 }
 
-// UpdatePhoneNumber renames a number and/or attaches it to a campaign.
+// UpdatePhoneNumber renames a number, replaces its metadata and/or attaches it to a campaign; a
+// request without a body changes nothing.
 func (s *Server) UpdatePhoneNumber(ctx context.Context, req gen.UpdatePhoneNumberRequestObject) (gen.UpdatePhoneNumberResponseObject, error) {
-	n, err := s.numbers.UpdateNumber(ctx, principal(ctx).ProjectID, req.Id,
-		service.NumberPatch{Name: req.Body.Name, CampaignID: req.Body.CampaignId})
+	var patch service.NumberPatch
+	if b := req.Body; b != nil {
+		md, err := metadataIn("metadata", b.Metadata)
+		if err != nil {
+			return nil, err
+		}
+		patch = service.NumberPatch{Name: b.Name, CampaignID: b.CampaignId, Metadata: md}
+	}
+	n, err := s.numbers.UpdateNumber(ctx, principal(ctx).ProjectID, req.Id, patch)
 	if err != nil {
 		return nil, err
 	}

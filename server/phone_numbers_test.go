@@ -134,7 +134,7 @@ var _ = Describe("Phone numbers", func() {
 				HaveKeyWithValue("number", MatchRegexp(`^\+1206555\d{4}$`)),
 				HaveKeyWithValue("type", "local"), HaveKeyWithValue("country", "US"),
 			)))
-			Expect(r.JSON()).NotTo(HaveKey("pagination"), "not paginated")
+			Expect(r.JSON()).To(HaveKeyWithValue("pagination", HaveKeyWithValue("previous_cursor", BeNil())), "a page, the first")
 		})
 
 		DescribeTable("offers what the query asks for",
@@ -152,6 +152,41 @@ var _ = Describe("Phone numbers", func() {
 			Entry("nothing for a Canadian area code in the US", "type=local&country=US&area_code=604", ``, 0),
 			Entry("nothing for an area code without numbers", "type=local&area_code=999", ``, 0),
 		)
+
+		It("pages through the search with after and before, as Surge's listAvailableNumbers cursor does", func() {
+			type page struct {
+				Data []struct {
+					Number string `json:"number"`
+				} `json:"data"`
+				Pagination struct {
+					Next     *string `json:"next_cursor"`
+					Previous *string `json:"previous_cursor"`
+				} `json:"pagination"`
+			}
+			get := func(query string) (numbers []string, pg page) {
+				r := t.get("/accounts/" + account + "/available_phone_numbers?type=local&area_code=801&limit=40" + query)
+				ExpectWithOffset(1, r).To(HaveStatus(http.StatusOK), r.String())
+				r.Into(&pg)
+				for _, d := range pg.Data {
+					numbers = append(numbers, d.Number)
+				}
+				return numbers, pg
+			}
+			first, p1 := get("")
+			Expect(first).To(HaveLen(40))
+			Expect(p1.Pagination.Previous).To(BeNil())
+			Expect(p1.Pagination.Next).NotTo(BeNil())
+			second, p2 := get("&after=" + *p1.Pagination.Next)
+			Expect(second).To(HaveLen(40))
+			Expect(second).NotTo(ContainElements(first[0]))
+			Expect(second[0]).To(Equal("+18015550140"))
+			third, p3 := get("&after=" + *p2.Pagination.Next)
+			Expect(third).To(HaveLen(20), "the area code has 100 numbers")
+			Expect(p3.Pagination.Next).To(BeNil())
+			back, _ := get("&before=" + *p2.Pagination.Previous)
+			Expect(back).To(Equal(first))
+			Expect(t.get("/accounts/" + account + "/available_phone_numbers?type=local&after=bm9wZQ")).To(HaveFieldError("after"))
+		})
 
 		It("never offers a number that is held, by anyone", func() {
 			other := newTenant()

@@ -180,7 +180,7 @@ func New(cfg Config) (*Server, error) {
 		}),
 		s.idempotency,
 	)
-	gen.RegisterHandlers(e, gen.NewStrictHandler(s, nil))
+	gen.RegisterHandlers(e, gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{announceDeprecation}))
 	s.mountConsole(e, core)
 	// Signed file URLs: public, outside the contract (see serveFile).
 	e.GET("/files/:token", s.serveFile)

@@ -30,14 +30,15 @@ var _ = Describe("Registration for local messaging", func() {
 	}
 
 	It("goes from buying a number to ready: campaign, review, attachment, events", func() {
-		Expect(localStatus()).To(SatisfyAll(HaveKeyWithValue("status", "incomplete"), HaveKeyWithValue("fields_needed", BeEmpty())))
+		Expect(localStatus()).To(SatisfyAll(HaveKeyWithValue("status", "error"), HaveKeyWithValue("fields_needed", BeEmpty())),
+			"a capability whose status lists errors is error, as Surge's AccountStatus has it")
 		Expect(errorTypes()).To(ConsistOf("campaign_required"))
 
 		number := t.buyNumber(account, map[string]any{"area_code": "415"})
 		campaign := t.createCampaign(account, campaignBody())["id"].(string)
 		Eventually(func() string { return t.statusOfResource("/campaigns/" + campaign) }).
 			WithTimeout(reviewTimeout).Should(Equal("active"), "the simulated registry approves it")
-		Expect(localStatus()).To(HaveKeyWithValue("status", "incomplete"), "no number is attached yet")
+		Expect(localStatus()).To(HaveKeyWithValue("status", "error"), "no number is attached yet")
 
 		r := t.patch("/phone_numbers/"+number["id"].(string), map[string]any{"campaign_id": campaign})
 		Expect(r).To(HaveStatus(http.StatusOK), r.String())
@@ -55,7 +56,7 @@ var _ = Describe("Registration for local messaging", func() {
 		number := t.buyNumber(account, map[string]any{"area_code": "415"})["id"].(string)
 		campaign := t.createCampaign(account, campaignBody())["id"].(string)
 		Expect(t.patch("/phone_numbers/"+number, map[string]any{"campaign_id": campaign})).To(HaveStatus(http.StatusOK))
-		Expect(localStatus()).To(HaveKeyWithValue("status", "incomplete"))
+		Expect(localStatus()).To(HaveKeyWithValue("status", "error"))
 		Eventually(localStatus).WithTimeout(reviewTimeout).Should(HaveKeyWithValue("status", "ready"))
 	})
 
@@ -76,7 +77,7 @@ var _ = Describe("Registration for local messaging", func() {
 		Expect(t.patch("/phone_numbers/"+number, map[string]any{"campaign_id": t.activeCampaign(account)})).To(HaveStatus(http.StatusOK))
 		Expect(localStatus()).To(HaveKeyWithValue("status", "ready"))
 		Expect(t.delete("/phone_numbers/" + number)).To(HaveStatus(http.StatusOK))
-		Expect(localStatus()).To(HaveKeyWithValue("status", "incomplete"))
+		Expect(localStatus()).To(HaveKeyWithValue("status", "error"))
 	})
 
 	It("archiving the account releases its numbers and ends its campaigns in one go", func() {

@@ -79,6 +79,11 @@ func (c *Carriers) Registry(name string) (carriers.CampaignRegistry, error) {
 	return capability[carriers.CampaignRegistry](c, name, "campaign registration")
 }
 
+// BrandVerifier returns the named carrier's brand verification (a registry capability).
+func (c *Carriers) BrandVerifier(name string) (carriers.BrandVerifier, error) {
+	return capability[carriers.BrandVerifier](c, name, "brand verification messages")
+}
+
 func capability[T any](c *Carriers, name, what string) (T, error) {
 	var zero T
 	cr, err := c.Get(name)

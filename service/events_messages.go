@@ -20,14 +20,15 @@ const (
 
 // The event payloads below are the JSON shapes of openapi.yaml's MessageEventData,
 // ConversationCreatedEventData and ContactEventData; the service builds them without the
-// generated types, which only the server imports.
+// generated types, which only the server imports. Fields that Surge's types make optional but
+// not nullable (a contact's email and names, a message's blast_id) are left out when unset.
 
 type eventContact struct {
 	ID               string         `json:"id"`
 	PhoneNumber      string         `json:"phone_number"`
-	Email            *string        `json:"email"`
-	FirstName        *string        `json:"first_name"`
-	LastName         *string        `json:"last_name"`
+	Email            *string        `json:"email,omitempty"`
+	FirstName        *string        `json:"first_name,omitempty"`
+	LastName         *string        `json:"last_name,omitempty"`
 	Metadata         store.Metadata `json:"metadata"`
 	OutboundDisabled bool           `json:"outbound_disabled"`
 	OptedOut         bool           `json:"opted_out"`
@@ -61,7 +62,7 @@ type messageEventData struct {
 	Direction     string            `json:"direction"`
 	Body          *string           `json:"body"`
 	Attachments   []eventAttachment `json:"attachments"`
-	BlastID       *string           `json:"blast_id"`
+	BlastID       *string           `json:"blast_id,omitempty"`
 	Conversation  eventConversation `json:"conversation"`
 	Metadata      store.Metadata    `json:"metadata"`
 	Encoding      string            `json:"encoding"`
@@ -79,9 +80,9 @@ type messageEventData struct {
 type contactEventData struct {
 	ID          string         `json:"id"`
 	PhoneNumber string         `json:"phone_number"`
-	Email       *string        `json:"email"`
-	FirstName   *string        `json:"first_name"`
-	LastName    *string        `json:"last_name"`
+	Email       *string        `json:"email,omitempty"`
+	FirstName   *string        `json:"first_name,omitempty"`
+	LastName    *string        `json:"last_name,omitempty"`
 	Metadata    store.Metadata `json:"metadata"`
 }
 

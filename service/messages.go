@@ -165,10 +165,12 @@ func (m *Messages) now() time.Time { return m.cfg.Now().UTC().Truncate(time.Micr
 // ContactParams select or create the recipient contact of a send.
 type ContactParams struct {
 	PhoneNumber string
-	// Email, FirstName, LastName and Metadata fill a contact the send creates; an existing
-	// contact is left as it is.
+	// Email, FirstName, LastName, Metadata and OutboundDisabled fill a contact the send creates;
+	// an existing contact is left as it is. A contact created with outbound disabled refuses the
+	// send, which then creates nothing.
 	Email, FirstName, LastName *string
 	Metadata                   map[string]string
+	OutboundDisabled           bool
 }
 
 // SendParams is a send request in either of its two shapes: Conversation, or To with an
@@ -309,7 +311,8 @@ func (m *Messages) validate(p SendParams, now time.Time) (recipient, from string
 	field := "to"
 	if p.Conversation != nil {
 		c := p.Conversation.Contact
-		contact = store.Contact{PhoneNumber: c.PhoneNumber, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName, Metadata: c.Metadata}
+		contact = store.Contact{PhoneNumber: c.PhoneNumber, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName,
+			Metadata: c.Metadata, OutboundDisabled: c.OutboundDisabled}
 		field = "conversation.contact.phone_number"
 		if p.Conversation.PhoneNumber != nil {
 			from = *p.Conversation.PhoneNumber

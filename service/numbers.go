@@ -55,6 +55,7 @@ func (n *Numbers) Register(w *river.Workers) {
 	river.AddWorker(w, &submitWorker{n: n})
 	river.AddWorker(w, &withdrawWorker{n: n})
 	river.AddWorker(w, &assignNumberWorker{n: n})
+	river.AddWorker(w, &brandVerificationWorker{n: n})
 }
 
 // Error types of numbers.
@@ -87,7 +88,14 @@ type NumberSearch struct {
 	Limit int
 	// Carrier names the carrier to search. Defaults to the installation's default carrier.
 	Carrier string
+	// Offset skips that many of the search's numbers: a page of the search. The window a search
+	// pages through is the first MaxAvailableWindow numbers.
+	Offset int
 }
+
+// MaxAvailableWindow is how far into a number search pages reach: the carrier is asked for at
+// most this many numbers at once (Twilio's largest page).
+const MaxAvailableWindow = 1000
 
 // Purchase says which number to buy: exactly Number, or the first available one of Type in
 // AreaCode and Country (default US), or the nearest available one to Latitude and Longitude
@@ -131,21 +139,39 @@ func (p *Purchase) near() (*carriers.Location, error) {
 // NumberPatch changes a number; nil fields are left alone.
 type NumberPatch struct {
 	Name *string
+	// Metadata replaces the number's metadata.
+	Metadata store.Metadata
 	// CampaignID attaches a US local number to a 10DLC campaign of its account.
 	CampaignID *string
 }
 
-// Available lists numbers the account could buy from the default carrier. Numbers the installation
-// holds (through any carrier) are never offered.
-func (n *Numbers) Available(ctx context.Context, projectID, accountID string, q NumberSearch) ([]carriers.AvailableNumber, error) {
+// Available lists a page of the numbers the account could buy from a carrier (the default one
+// unless q names it), and whether more follow. Numbers the installation holds (through any carrier) are never offered.
+// The carrier is searched afresh for every page, so a page may repeat or skip a number that was
+// bought or released in between.
+func (n *Numbers) Available(ctx context.Context, projectID, accountID string, q NumberSearch) ([]carriers.AvailableNumber, bool, error) {
 	if _, err := n.cfg.Store.GetAccount(ctx, projectID, accountID); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	inv, err := n.inventory(q.Carrier)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return n.search(ctx, inv, q)
+	if q.Limit <= 0 {
+		q.Limit = defaultSearchLimit
+	}
+	page := q.Limit
+	q.Offset = max(q.Offset, 0)
+	q.Limit = min(q.Offset+page+1, MaxAvailableWindow)
+	found, err := n.search(ctx, inv, q)
+	if err != nil {
+		return nil, false, err
+	}
+	if q.Offset >= len(found) {
+		return []carriers.AvailableNumber{}, false, nil
+	}
+	end := min(q.Offset+page, len(found))
+	return found[q.Offset:end], len(found) > end, nil
 }
 
 func (n *Numbers) search(ctx context.Context, inv carriers.NumberInventory, q NumberSearch) ([]carriers.AvailableNumber, error) {
@@ -319,7 +345,8 @@ func (n *Numbers) buy(ctx context.Context, inv carriers.NumberInventory, a *stor
 	return pn, nil
 }
 
-// UpdateNumber renames a number and/or attaches it to a 10DLC campaign of its account: the
+// UpdateNumber renames a number, replaces its metadata and/or attaches it to a 10DLC campaign of
+// its account: the
 // attachment is pending until the campaign is active (at once when it already is), and becoming
 // attached emits phone_number.attached_to_campaign in the same transaction.
 func (n *Numbers) UpdateNumber(ctx context.Context, projectID, id string, patch NumberPatch) (*store.PhoneNumber, error) {
@@ -339,6 +366,9 @@ func (n *Numbers) UpdateNumber(ctx context.Context, projectID, id string, patch 
 		}
 		if patch.Name != nil {
 			pn.Name = patch.Name
+		}
+		if patch.Metadata != nil {
+			pn.Metadata = patch.Metadata
 		}
 		attached := false
 		previous := pn.CampaignID

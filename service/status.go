@@ -102,20 +102,23 @@ func LocalMessagingStatus(archived bool, org Organization, reg Registration) Cap
 		check("organization.stock_symbol", org.StockSymbol)
 	}
 
-	// Missing information or registration steps leave the capability incomplete; an archived
-	// account is an error that no information can fix.
+	// Missing fields leave the capability incomplete; a listed error (a registration step not
+	// taken, an archived account) makes it error, which wins over incomplete as Surge's
+	// AccountStatus has it.
 	st := CapabilityStatus{Status: "ready", FieldsNeeded: need, Errors: []StatusError{}}
 	if !reg.ActiveCampaign {
 		st.Errors = append(st.Errors, StatusError{Field: "campaign", Type: "campaign_required", Message: "the account has no active campaign"})
 	} else if !reg.AttachedNumber {
 		st.Errors = append(st.Errors, StatusError{Field: "phone_number", Type: "campaign_required", Message: "no local number is attached to the active campaign"})
 	}
-	if len(st.Errors) > 0 || len(need) > 0 {
-		st.Status = "incomplete"
-	}
 	if archived {
 		st.Errors = append(st.Errors, StatusError{Field: "account", Type: TypeAccountArchived, Message: "the account is archived"})
+	}
+	switch {
+	case len(st.Errors) > 0:
 		st.Status = "error"
+	case len(need) > 0:
+		st.Status = "incomplete"
 	}
 	return st
 }

@@ -22,7 +22,9 @@ type Account struct {
 
 // AccountPatch lists the fields an update changes; nil fields are left alone.
 type AccountPatch struct {
-	Name         *string
+	Name *string
+	// BrandName is set when SetBrandName is true; a nil BrandName then clears it (the name again).
+	SetBrandName bool
 	BrandName    *string
 	Organization *string
 	// TimeZone is set when SetTimeZone is true; a nil TimeZone then clears it.
@@ -73,7 +75,7 @@ func (s *Store) UpdateAccount(ctx context.Context, projectID, id string, patch A
 		if patch.Name != nil {
 			a.Name = *patch.Name
 		}
-		if patch.BrandName != nil {
+		if patch.SetBrandName {
 			a.BrandName = patch.BrandName
 		}
 		if patch.Organization != nil {

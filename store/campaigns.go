@@ -102,6 +102,17 @@ func (s *Store) CampaignByID(ctx context.Context, id string) (*Campaign, error) 
 	return getRow[Campaign](s, ctx, "campaign "+id, "id = ?", id)
 }
 
+// CampaignUnderReview returns an account's newest campaign that the registry has yet to decide
+// (created or in review); ErrNotFound when there is none.
+func (s *Store) CampaignUnderReview(ctx context.Context, accountID string) (*Campaign, error) {
+	var c Campaign
+	err := s.q(ctx).Where("account_id = ? AND status IN ?", accountID, ReviewableStatuses).Order("id DESC").Take(&c).Error
+	if err != nil {
+		return nil, translate(err, "campaign under review of "+accountID)
+	}
+	return &c, nil
+}
+
 // ListCampaigns returns one page of an account's campaigns.
 func (s *Store) ListCampaigns(ctx context.Context, projectID, accountID string, p Page) ([]Campaign, Cursors, error) {
 	return listOfAccount(s, ctx, projectID, accountID, p, func(c *Campaign) string { return c.ID })

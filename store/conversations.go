@@ -85,8 +85,8 @@ func (s *Store) ResolvePair(ctx context.Context, init Contact, phoneNumberID str
 		}
 		res := s.q(ctx).Exec(`INSERT INTO contacts (id, project_id, account_id, phone_number, email, first_name, last_name,
 			metadata, outbound_disabled, opted_out, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, FALSE, FALSE, ?, ?) ON CONFLICT (account_id, phone_number) DO NOTHING`,
-			c.ID, c.ProjectID, c.AccountID, c.PhoneNumber, c.Email, c.FirstName, c.LastName, c.Metadata, at, at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, FALSE, ?, ?) ON CONFLICT (account_id, phone_number) DO NOTHING`,
+			c.ID, c.ProjectID, c.AccountID, c.PhoneNumber, c.Email, c.FirstName, c.LastName, c.Metadata, c.OutboundDisabled, at, at)
 		if res.Error != nil {
 			return nil, translate(res.Error, "create contact")
 		}
