@@ -114,9 +114,7 @@ var _ = Describe("Operations", func() {
 						return []carriers.Carrier{c}, err
 					}})
 				Expect(err).NotTo(HaveOccurred())
-				s, err := server.New(server.Config{Core: other, Logger: testLogger()})
-				Expect(err).NotTo(HaveOccurred())
-				DeferCleanup(s.Close, context.Background())
+				s := newAPI(server.Config{Core: other})
 				rec := httptest.NewRecorder()
 				s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
 				return &response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
