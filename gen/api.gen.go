@@ -2350,17 +2350,22 @@ type Country string
 // Error Error `type` slugs (HTTP status in brackets):
 //
 // - `invalid_json` [400]: the body is not well-formed JSON.
+// - `invalid_request` [400]: the request is not valid HTTP/1.1 (refused before any route is found).
 // - `missing_api_key` [401]: no `Authorization` header.
 // - `invalid_api_key` [401]: key (or user token) not found, expired or revoked.
 // - `demo_api_key` [403]: a demo key (`sk_demo_`) used for an action that needs a live key.
 // - `platform_locked` [403]: the project is locked.
 // - `demo_message_limit` [403]: a demo key has sent its 25 messages for the account.
 // - `https_required` [403]: the request did not arrive over HTTPS.
+// - `forbidden` [403]: a carrier callback without a valid signature.
 // - `not_found` [404]: the resource (or route) does not exist, or belongs to another project.
 // - `method_not_allowed` [405]: the route exists but not with this method.
 // - `conflict` [409]: the resource is not in a state that allows the action (e.g. cancelling a message that is no longer `scheduled`, editing an approved campaign, creating a contact whose phone number already exists in the account).
 // - `idempotency_key_in_use` [409]: a request with the same `Idempotency-Key` is still in flight.
 // - `request_too_large` [413]: the body is larger than 1 MiB.
+// - `precondition_failed` [412]: a signed file does not match `If-Match` or `If-Unmodified-Since`.
+// - `range_not_satisfiable` [416]: a `Range` outside a signed file.
+// - `expectation_failed` [417]: an `Expect` other than `100-continue`.
 // - `validation_error` [422]: the body, query or path breaks the schema or a rule; `detail` maps each field path to a list of messages.
 // - `idempotency_key_reused` [422]: the `Idempotency-Key` was used with a different body within 24 hours.
 // - `opted_out` [422]: the recipient contact has opted out.
@@ -2376,9 +2381,13 @@ type Country string
 // - `message_too_long` [422]: the message body exceeds the maximum length.
 // - `attachment_unreachable` [422]: an attachment URL could not be fetched.
 // - `rate_limited` [429]: too many requests for the API key; see `Retry-After`.
+// - `request_header_too_large` [431]: the request's header is larger than 1 MiB.
 // - `internal_error` [500]: unexpected failure; the cause is logged with the request id.
 // - `not_implemented` [501]: the operation is not supported by this installation (for example no carrier integration for it is configured).
+// - `unsupported_transfer_encoding` [501]: a `Transfer-Encoding` other than `chunked`.
 // - `not_ready` [503]: the service is not ready to serve requests (readiness probe).
+// - `service_unavailable` [503]: the database cannot be reached right now (a restart, a failover); retry after `Retry-After` seconds.
+// - `http_version_not_supported` [505]: a request that is not HTTP/1.x.
 type Error struct {
 	// Detail Additional details. For `validation_error`, a map of field path to a list of messages.
 	Detail *map[string]interface{} `json:"detail,omitempty"`
@@ -2399,17 +2408,22 @@ type ErrorResponse struct {
 	// Error Error `type` slugs (HTTP status in brackets):
 	//
 	// - `invalid_json` [400]: the body is not well-formed JSON.
+	// - `invalid_request` [400]: the request is not valid HTTP/1.1 (refused before any route is found).
 	// - `missing_api_key` [401]: no `Authorization` header.
 	// - `invalid_api_key` [401]: key (or user token) not found, expired or revoked.
 	// - `demo_api_key` [403]: a demo key (`sk_demo_`) used for an action that needs a live key.
 	// - `platform_locked` [403]: the project is locked.
 	// - `demo_message_limit` [403]: a demo key has sent its 25 messages for the account.
 	// - `https_required` [403]: the request did not arrive over HTTPS.
+	// - `forbidden` [403]: a carrier callback without a valid signature.
 	// - `not_found` [404]: the resource (or route) does not exist, or belongs to another project.
 	// - `method_not_allowed` [405]: the route exists but not with this method.
 	// - `conflict` [409]: the resource is not in a state that allows the action (e.g. cancelling a message that is no longer `scheduled`, editing an approved campaign, creating a contact whose phone number already exists in the account).
 	// - `idempotency_key_in_use` [409]: a request with the same `Idempotency-Key` is still in flight.
 	// - `request_too_large` [413]: the body is larger than 1 MiB.
+	// - `precondition_failed` [412]: a signed file does not match `If-Match` or `If-Unmodified-Since`.
+	// - `range_not_satisfiable` [416]: a `Range` outside a signed file.
+	// - `expectation_failed` [417]: an `Expect` other than `100-continue`.
 	// - `validation_error` [422]: the body, query or path breaks the schema or a rule; `detail` maps each field path to a list of messages.
 	// - `idempotency_key_reused` [422]: the `Idempotency-Key` was used with a different body within 24 hours.
 	// - `opted_out` [422]: the recipient contact has opted out.
@@ -2425,9 +2439,13 @@ type ErrorResponse struct {
 	// - `message_too_long` [422]: the message body exceeds the maximum length.
 	// - `attachment_unreachable` [422]: an attachment URL could not be fetched.
 	// - `rate_limited` [429]: too many requests for the API key; see `Retry-After`.
+	// - `request_header_too_large` [431]: the request's header is larger than 1 MiB.
 	// - `internal_error` [500]: unexpected failure; the cause is logged with the request id.
 	// - `not_implemented` [501]: the operation is not supported by this installation (for example no carrier integration for it is configured).
+	// - `unsupported_transfer_encoding` [501]: a `Transfer-Encoding` other than `chunked`.
 	// - `not_ready` [503]: the service is not ready to serve requests (readiness probe).
+	// - `service_unavailable` [503]: the database cannot be reached right now (a restart, a failover); retry after `Retry-After` seconds.
+	// - `http_version_not_supported` [505]: a request that is not HTTP/1.x.
 	Error Error `json:"error"`
 }
 
@@ -8659,7 +8677,14 @@ type RequestHeaderFieldsTooLargeJSONResponse ErrorResponse
 
 type RequestTooLargeJSONResponse ErrorResponse
 
-type ServiceUnavailableJSONResponse ErrorResponse
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter int
+}
+type ServiceUnavailableJSONResponse struct {
+	Body ErrorResponse
+
+	Headers ServiceUnavailableResponseHeaders
+}
 
 type TooManyRequestsResponseHeaders struct {
 	RateLimitReset *int
@@ -8764,6 +8789,21 @@ func (response GetJwks500JSONResponse) VisitGetJwksResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJwks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetJwks503JSONResponse) VisitGetJwksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8906,6 +8946,21 @@ func (response ListAccounts500JSONResponse) VisitListAccountsResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAccounts503JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9082,6 +9137,21 @@ func (response CreateAccount500JSONResponse) VisitCreateAccountResponse(w http.R
 	return err
 }
 
+type CreateAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateAccount503JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAudiencesRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListAudiencesParams
@@ -9235,6 +9305,21 @@ func (response ListAudiences500JSONResponse) VisitListAudiencesResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAudiences503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAudiences503JSONResponse) VisitListAudiencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9426,6 +9511,21 @@ func (response CreateAudience500JSONResponse) VisitCreateAudienceResponse(w http
 	return err
 }
 
+type CreateAudience503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateAudience503JSONResponse) VisitCreateAudienceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAvailablePhoneNumbersRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListAvailablePhoneNumbersParams
@@ -9597,6 +9697,21 @@ func (response ListAvailablePhoneNumbers501JSONResponse) VisitListAvailablePhone
 	return err
 }
 
+type ListAvailablePhoneNumbers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAvailablePhoneNumbers503JSONResponse) VisitListAvailablePhoneNumbersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListBlastsRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListBlastsParams
@@ -9750,6 +9865,21 @@ func (response ListBlasts500JSONResponse) VisitListBlastsResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlasts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListBlasts503JSONResponse) VisitListBlastsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9941,6 +10071,21 @@ func (response CreateBlast500JSONResponse) VisitCreateBlastResponse(w http.Respo
 	return err
 }
 
+type CreateBlast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateBlast503JSONResponse) VisitCreateBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResendBrandVerificationMessageRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ResendBrandVerificationMessageParams
@@ -10113,6 +10258,21 @@ func (response ResendBrandVerificationMessage500JSONResponse) VisitResendBrandVe
 	return err
 }
 
+type ResendBrandVerificationMessage503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResendBrandVerificationMessage503JSONResponse) VisitResendBrandVerificationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCallsRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListCallsParams
@@ -10270,6 +10430,21 @@ func (response ListCalls500JSONResponse) VisitListCallsResponse(w http.ResponseW
 	return err
 }
 
+type ListCalls503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCalls503JSONResponse) VisitListCallsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCampaignsRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListCampaignsParams
@@ -10423,6 +10598,21 @@ func (response ListCampaigns500JSONResponse) VisitListCampaignsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCampaigns503JSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10628,6 +10818,21 @@ func (response CreateCampaign501JSONResponse) VisitCreateCampaignResponse(w http
 	return err
 }
 
+type CreateCampaign503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCampaign503JSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListContactsRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListContactsParams
@@ -10781,6 +10986,21 @@ func (response ListContacts500JSONResponse) VisitListContactsResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListContacts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListContacts503JSONResponse) VisitListContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10972,6 +11192,21 @@ func (response CreateContact500JSONResponse) VisitCreateContactResponse(w http.R
 	return err
 }
 
+type CreateContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateContact503JSONResponse) VisitCreateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListConversationsRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListConversationsParams
@@ -11129,6 +11364,21 @@ func (response ListConversations500JSONResponse) VisitListConversationsResponse(
 	return err
 }
 
+type ListConversations503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListConversations503JSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMessagesRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListMessagesParams
@@ -11282,6 +11532,21 @@ func (response ListMessages500JSONResponse) VisitListMessagesResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMessages503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMessages503JSONResponse) VisitListMessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11473,6 +11738,21 @@ func (response SendMessage500JSONResponse) VisitSendMessageResponse(w http.Respo
 	return err
 }
 
+type SendMessage503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SendMessage503JSONResponse) VisitSendMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPhoneNumbersRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListPhoneNumbersParams
@@ -11626,6 +11906,21 @@ func (response ListPhoneNumbers500JSONResponse) VisitListPhoneNumbersResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPhoneNumbers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListPhoneNumbers503JSONResponse) VisitListPhoneNumbersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11831,6 +12126,21 @@ func (response PurchasePhoneNumber501JSONResponse) VisitPurchasePhoneNumberRespo
 	return err
 }
 
+type PurchasePhoneNumber503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PurchasePhoneNumber503JSONResponse) VisitPurchasePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRecordingsRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListRecordingsParams
@@ -11984,6 +12294,21 @@ func (response ListRecordings500JSONResponse) VisitListRecordingsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRecordings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListRecordings503JSONResponse) VisitListRecordingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12145,6 +12470,21 @@ func (response GetAccountStatus500JSONResponse) VisitGetAccountStatusResponse(w 
 	return err
 }
 
+type GetAccountStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccountStatus503JSONResponse) VisitGetAccountStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTollFreeCampaignsRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListTollFreeCampaignsParams
@@ -12298,6 +12638,21 @@ func (response ListTollFreeCampaigns500JSONResponse) VisitListTollFreeCampaignsR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTollFreeCampaigns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTollFreeCampaigns503JSONResponse) VisitListTollFreeCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12489,6 +12844,21 @@ func (response CreateTollFreeCampaign500JSONResponse) VisitCreateTollFreeCampaig
 	return err
 }
 
+type CreateTollFreeCampaign503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateTollFreeCampaign503JSONResponse) VisitCreateTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUsersRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListUsersParams
@@ -12642,6 +13012,21 @@ func (response ListUsers500JSONResponse) VisitListUsersResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListUsers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListUsers503JSONResponse) VisitListUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12833,6 +13218,21 @@ func (response CreateUser500JSONResponse) VisitCreateUserResponse(w http.Respons
 	return err
 }
 
+type CreateUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateUser503JSONResponse) VisitCreateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateVerificationRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    CreateVerificationParams
@@ -13020,6 +13420,21 @@ func (response CreateVerification500JSONResponse) VisitCreateVerificationRespons
 	return err
 }
 
+type CreateVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateVerification503JSONResponse) VisitCreateVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListVoicemailsRequestObject struct {
 	AccountId AccountId `json:"account_id"`
 	Params    ListVoicemailsParams
@@ -13173,6 +13588,21 @@ func (response ListVoicemails500JSONResponse) VisitListVoicemailsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVoicemails503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListVoicemails503JSONResponse) VisitListVoicemailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13333,6 +13763,21 @@ func (response ArchiveAccount500JSONResponse) VisitArchiveAccountResponse(w http
 	return err
 }
 
+type ArchiveAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ArchiveAccount503JSONResponse) VisitArchiveAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAccountRequestObject struct {
 	Id AccountId `json:"id"`
 }
@@ -13485,6 +13930,21 @@ func (response GetAccount500JSONResponse) VisitGetAccountResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAccount503JSONResponse) VisitGetAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13660,6 +14120,21 @@ func (response UpdateAccount500JSONResponse) VisitUpdateAccountResponse(w http.R
 	return err
 }
 
+type UpdateAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateAccount503JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAttachmentFileRequestObject struct {
 	AttachmentId AttachmentId `json:"attachment_id"`
 }
@@ -13812,6 +14287,21 @@ func (response GetAttachmentFile500JSONResponse) VisitGetAttachmentFileResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachmentFile503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAttachmentFile503JSONResponse) VisitGetAttachmentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13969,6 +14459,21 @@ func (response ListAudienceContacts500JSONResponse) VisitListAudienceContactsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAudienceContacts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAudienceContacts503JSONResponse) VisitListAudienceContactsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14160,6 +14665,21 @@ func (response AddAudienceContact500JSONResponse) VisitAddAudienceContactRespons
 	return err
 }
 
+type AddAudienceContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddAudienceContact503JSONResponse) VisitAddAudienceContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RemoveAudienceContactRequestObject struct {
 	AudienceId AudienceId `json:"audience_id"`
 	ContactId  ContactId  `json:"contact_id"`
@@ -14313,6 +14833,21 @@ func (response RemoveAudienceContact500JSONResponse) VisitRemoveAudienceContactR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveAudienceContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveAudienceContact503JSONResponse) VisitRemoveAudienceContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14473,6 +15008,21 @@ func (response GetAudience500JSONResponse) VisitGetAudienceResponse(w http.Respo
 	return err
 }
 
+type GetAudience503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAudience503JSONResponse) VisitGetAudienceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBlastRequestObject struct {
 	Id BlastId `json:"id"`
 }
@@ -14625,6 +15175,21 @@ func (response GetBlast500JSONResponse) VisitGetBlastResponse(w http.ResponseWri
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBlast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBlast503JSONResponse) VisitGetBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14801,6 +15366,21 @@ func (response CancelBlast500JSONResponse) VisitCancelBlastResponse(w http.Respo
 	return err
 }
 
+type CancelBlast503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelBlast503JSONResponse) VisitCancelBlastResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCallRequestObject struct {
 	Id CallId `json:"id"`
 }
@@ -14953,6 +15533,21 @@ func (response GetCall500JSONResponse) VisitGetCallResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCall503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCall503JSONResponse) VisitGetCallResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15128,6 +15723,21 @@ func (response DeactivateCampaign500JSONResponse) VisitDeactivateCampaignRespons
 	return err
 }
 
+type DeactivateCampaign503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeactivateCampaign503JSONResponse) VisitDeactivateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCampaignRequestObject struct {
 	Id CampaignId `json:"id"`
 }
@@ -15280,6 +15890,21 @@ func (response GetCampaign500JSONResponse) VisitGetCampaignResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCampaign503JSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15470,6 +16095,21 @@ func (response UpdateCampaign500JSONResponse) VisitUpdateCampaignResponse(w http
 	return err
 }
 
+type UpdateCampaign503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCampaign503JSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContactRequestObject struct {
 	Id ContactId `json:"id"`
 }
@@ -15622,6 +16262,21 @@ func (response GetContact500JSONResponse) VisitGetContactResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContact503JSONResponse) VisitGetContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15812,6 +16467,21 @@ func (response UpdateContact500JSONResponse) VisitUpdateContactResponse(w http.R
 	return err
 }
 
+type UpdateContact503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateContact503JSONResponse) VisitUpdateContactResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetConversationRequestObject struct {
 	Id ConversationId `json:"id"`
 }
@@ -15968,6 +16638,21 @@ func (response GetConversation500JSONResponse) VisitGetConversationResponse(w ht
 	return err
 }
 
+type GetConversation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetConversation503JSONResponse) VisitGetConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealthRequestObject struct {
 }
 
@@ -16057,6 +16742,21 @@ func (response GetHealth500JSONResponse) VisitGetHealthResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetHealth503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetHealth503JSONResponse) VisitGetHealthResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16181,6 +16881,21 @@ func (response FollowLink500JSONResponse) VisitFollowLinkResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowLink503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response FollowLink503JSONResponse) VisitFollowLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16337,6 +17052,21 @@ func (response GetMessage500JSONResponse) VisitGetMessageResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMessage503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMessage503JSONResponse) VisitGetMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16513,6 +17243,21 @@ func (response CancelMessage500JSONResponse) VisitCancelMessageResponse(w http.R
 	return err
 }
 
+type CancelMessage503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelMessage503JSONResponse) VisitCancelMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReleasePhoneNumberRequestObject struct {
 	Id PhoneNumberId `json:"id"`
 }
@@ -16669,6 +17414,21 @@ func (response ReleasePhoneNumber500JSONResponse) VisitReleasePhoneNumberRespons
 	return err
 }
 
+type ReleasePhoneNumber503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReleasePhoneNumber503JSONResponse) VisitReleasePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPhoneNumberRequestObject struct {
 	Id PhoneNumberId `json:"id"`
 }
@@ -16821,6 +17581,21 @@ func (response GetPhoneNumber500JSONResponse) VisitGetPhoneNumberResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPhoneNumber503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPhoneNumber503JSONResponse) VisitGetPhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16996,6 +17771,21 @@ func (response UpdatePhoneNumber500JSONResponse) VisitUpdatePhoneNumberResponse(
 	return err
 }
 
+type UpdatePhoneNumber503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdatePhoneNumber503JSONResponse) VisitUpdatePhoneNumberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetReadinessRequestObject struct {
 }
 
@@ -17094,10 +17884,11 @@ type GetReadiness503JSONResponse struct{ ServiceUnavailableJSONResponse }
 func (response GetReadiness503JSONResponse) VisitGetReadinessResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
@@ -17259,6 +18050,21 @@ func (response DeleteRecording500JSONResponse) VisitDeleteRecordingResponse(w ht
 	return err
 }
 
+type DeleteRecording503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteRecording503JSONResponse) VisitDeleteRecordingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRecordingRequestObject struct {
 	Id RecordingId `json:"id"`
 }
@@ -17415,6 +18221,21 @@ func (response GetRecording500JSONResponse) VisitGetRecordingResponse(w http.Res
 	return err
 }
 
+type GetRecording503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecording503JSONResponse) VisitGetRecordingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRecordingFileRequestObject struct {
 	RecordingId RecordingId `json:"recording_id"`
 }
@@ -17567,6 +18388,21 @@ func (response GetRecordingFile500JSONResponse) VisitGetRecordingFileResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRecordingFile503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRecordingFile503JSONResponse) VisitGetRecordingFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17742,6 +18578,21 @@ func (response CancelTollFreeCampaign500JSONResponse) VisitCancelTollFreeCampaig
 	return err
 }
 
+type CancelTollFreeCampaign503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelTollFreeCampaign503JSONResponse) VisitCancelTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTollFreeCampaignRequestObject struct {
 	Id TollFreeCampaignId `json:"id"`
 }
@@ -17894,6 +18745,21 @@ func (response GetTollFreeCampaign500JSONResponse) VisitGetTollFreeCampaignRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTollFreeCampaign503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTollFreeCampaign503JSONResponse) VisitGetTollFreeCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18054,6 +18920,21 @@ func (response GetUsage500JSONResponse) VisitGetUsageResponse(w http.ResponseWri
 	return err
 }
 
+type GetUsage503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUsage503JSONResponse) VisitGetUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteUserRequestObject struct {
 	Id UserId `json:"id"`
 }
@@ -18210,6 +19091,21 @@ func (response DeleteUser500JSONResponse) VisitDeleteUserResponse(w http.Respons
 	return err
 }
 
+type DeleteUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteUser503JSONResponse) VisitDeleteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUserRequestObject struct {
 	Id UserId `json:"id"`
 }
@@ -18362,6 +19258,21 @@ func (response GetUser500JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetUser503JSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18533,6 +19444,21 @@ func (response UpdateUser500JSONResponse) VisitUpdateUserResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateUser503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateUser503JSONResponse) VisitUpdateUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18724,6 +19650,21 @@ func (response CreateUserToken500JSONResponse) VisitCreateUserTokenResponse(w ht
 	return err
 }
 
+type CreateUserToken503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateUserToken503JSONResponse) VisitCreateUserTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateProjectVerificationRequestObject struct {
 	Params CreateProjectVerificationParams
 	Body   *CreateProjectVerificationJSONRequestBody
@@ -18896,6 +19837,21 @@ func (response CreateProjectVerification500JSONResponse) VisitCreateProjectVerif
 	return err
 }
 
+type CreateProjectVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateProjectVerification503JSONResponse) VisitCreateProjectVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVerificationRequestObject struct {
 	Id VerificationId `json:"id"`
 }
@@ -19048,6 +20004,21 @@ func (response GetVerification500JSONResponse) VisitGetVerificationResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetVerification503JSONResponse) VisitGetVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19239,6 +20210,21 @@ func (response CheckVerification500JSONResponse) VisitCheckVerificationResponse(
 	return err
 }
 
+type CheckVerification503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CheckVerification503JSONResponse) VisitCheckVerificationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetVoicemailRequestObject struct {
 	Id VoicemailId `json:"id"`
 }
@@ -19391,6 +20377,21 @@ func (response GetVoicemail500JSONResponse) VisitGetVoicemailResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVoicemail503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetVoicemail503JSONResponse) VisitGetVoicemailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -52,6 +52,7 @@ var statusOf = map[string]int{
 	"internal_error":             http.StatusInternalServerError,
 	service.TypeNotImplemented:   http.StatusNotImplemented,
 	"not_ready":                  http.StatusServiceUnavailable,
+	"service_unavailable":        http.StatusServiceUnavailable,
 
 	// A carrier callback's refusal (carrierRoute).
 	"forbidden": http.StatusForbidden,
@@ -96,9 +97,21 @@ func toAPIError(err error) *service.Error {
 		return service.Invalid(cursor.Param, "is not a cursor returned by this API")
 	case errors.As(err, &httpErr):
 		return fromHTTPError(httpErr)
+	case store.Unavailable(err):
+		return errUnavailable
 	}
 	return nil
 }
+
+// errUnavailable answers a request that failed because the database (or another service the
+// request needs) cannot be reached right now: 503 with Retry-After, which clients retry,
+// unlike the 500 of a real failure.
+var errUnavailable = &service.Error{Type: "service_unavailable",
+	Message: "The service is briefly unavailable (its database cannot be reached); retry after the Retry-After header's seconds."}
+
+// unavailableRetryAfter is the Retry-After of a 503, in seconds: about as long as a database
+// failover or restart takes to accept connections again.
+const unavailableRetryAfter = "2"
 
 func fromHTTPError(he *echo.HTTPError) *service.Error {
 	if he.Internal != nil {
@@ -155,8 +168,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	c.Set(errorTypeKey, apiErr.Type)
 	h := c.Response().Header()
-	if status == http.StatusConflict {
+	switch status {
+	case http.StatusConflict:
 		h.Set("X-Should-Retry", "false")
+	case http.StatusServiceUnavailable:
+		h.Set("Retry-After", unavailableRetryAfter)
+		if apiErr == errUnavailable {
+			s.log.Warn("database unavailable", "request_id", requestID(c), "method", c.Request().Method,
+				"path", c.Request().URL.Path, "err", err)
+		}
 	}
 	// Whatever the failed handler had set for its own answer (a file's type and disposition)
 	// does not describe the envelope.

@@ -3,16 +3,21 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"gorm.io/driver/postgres"
@@ -34,6 +39,58 @@ var (
 	ErrNotFound = errors.New("store: not found")
 	// ErrDuplicate means a unique constraint refused the write.
 	ErrDuplicate = errors.New("store: duplicate")
+	// ErrUnavailable means the database cannot be reached right now: the connection was refused
+	// or lost, or the server is starting up, shutting down or full. The same request may work
+	// in a moment. Test it with Unavailable, which also knows the drivers' own errors.
+	ErrUnavailable = errors.New("store: database unavailable")
+)
+
+// Unavailable reports whether err says that the database cannot be reached right now (see
+// ErrUnavailable), as opposed to a failure that retrying would repeat. It knows the errors of
+// both drivers, whether or not translate has wrapped them:
+//   - PostgreSQL's connection exceptions (SQLSTATE class 08), admin_shutdown (57P01, also the
+//     answer to pg_terminate_backend), crash_shutdown (57P02), cannot_connect_now (57P03,
+//     "the database system is starting up / shutting down") and too_many_connections (53300);
+//   - a connection pgx could not make, or lost (refused, reset, closed, cut off mid-answer);
+//   - database/sql's bad and finished connections;
+//   - SQLite's busy and locked, once its busy timeout has run out.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrUnavailable) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"), pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03", pgErr.Code == "53300":
+			return true
+		}
+		return false
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return true
+	}
+	var sqliteErr interface{ Code() int }
+	if errors.As(err, &sqliteErr) {
+		switch sqliteErr.Code() & 0xff {
+		case sqliteBusy, sqliteLocked:
+			return true
+		}
+		return false
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed) ||
+		pgconn.SafeToRetry(err)
+}
+
+// SQLite's primary result codes for a database held by another connection.
+const (
+	sqliteBusy   = 5
+	sqliteLocked = 6
 )
 
 // CursorError reports a pagination cursor that this store did not issue, or cursors that
@@ -209,6 +266,8 @@ func translate(err error, what string) error {
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
 	case errors.Is(err, gorm.ErrDuplicatedKey), isUniqueViolation(err):
 		return fmt.Errorf("%s: %w", what, ErrDuplicate)
+	case Unavailable(err):
+		return fmt.Errorf("store: %s: %w: %w", what, ErrUnavailable, err)
 	default:
 		return fmt.Errorf("store: %s: %w", what, err)
 	}
