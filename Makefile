@@ -78,9 +78,11 @@ bench:
 	@.ci/postgres "$(PG_URL)" || echo "bench: PostgreSQL unavailable; its figures will be skipped"
 	$(GO) run ./cmd/bench -pg '$(PG_URL)' $(BENCH_FLAGS)
 
-## fuzz: fuzz the request handling stack for FUZZTIME
+## fuzz: fuzz the request handling stack for FUZZTIME per target: any request, then hostile text
+## (NUL, lone surrogates, invalid UTF-8, 1 MiB strings, deep nesting) in every JSON body
 fuzz:
-	$(GO) test -run XXX -fuzz FuzzRequests -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run XXX -fuzz '^FuzzRequests$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run XXX -fuzz '^FuzzHostileBodies$$' -fuzztime $(FUZZTIME) ./server/
 
 ## ci: what .ci/run runs
 ci: check-generate vet fmt-check lint-spec test
