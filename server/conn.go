@@ -73,6 +73,10 @@ func (c *envelopeConn) CloseWrite() error {
 // Date field to each.
 const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
+// maxNetHTTPError bounds the length of net/http's own answers (a status line, two header fields
+// and a one-line body; its 417 is a status line and three short fields).
+const maxNetHTTPError = 1024
+
 // expectationFailed starts net/http's answer to an Expect other than 100-continue, which no
 // handler of this server gives.
 const expectationFailed = "HTTP/1.1 417 "
@@ -80,12 +84,16 @@ const expectationFailed = "HTTP/1.1 417 "
 // envelopeFor returns the envelope answer that replaces b when b is one of net/http's own error
 // answers, and nil otherwise.
 func (c *envelopeConn) envelopeFor(b []byte) []byte {
+	// net/http's own answers are one short write each; anything longer is a handler's.
+	if len(b) > maxNetHTTPError || !bytes.HasPrefix(b, []byte("HTTP/1.1 ")) {
+		return nil
+	}
 	if bytes.HasPrefix(b, []byte(expectationFailed)) {
 		return envelopeResponse(http.StatusExpectationFailed, "expectation_failed",
 			"The Expect header asks for something this server does not do; only 100-continue is supported.")
 	}
 	statusLine, body, ok := bytes.Cut(b, []byte(netHTTPErrorHeaders))
-	if !ok || !bytes.HasPrefix(statusLine, []byte("HTTP/1.1 ")) || len(statusLine) < 12 || bytes.ContainsAny(body, "\r\n") {
+	if !ok || len(statusLine) < 12 || bytes.ContainsAny(body, "\r\n") {
 		return nil
 	}
 	code, err := strconv.Atoi(string(statusLine[9:12]))
