@@ -50,6 +50,9 @@ func serveStored(c echo.Context, f storedFile) error {
 		}
 		return r
 	}, f.Name)
+	// A stored file never changes under its name (an id): the name is a strong validator, so
+	// that If-None-Match (304) and If-Match (412) work.
+	h.Set("Etag", `"`+name+`"`)
 	if mt, ok := service.InlineMediaType(f.ContentType); ok {
 		h.Set(echo.HeaderContentType, mt)
 		h.Set(echo.HeaderContentDisposition, mime.FormatMediaType("inline", map[string]string{"filename": name}))
