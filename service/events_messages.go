@@ -135,6 +135,22 @@ func (m *Messages) messageEvent(ctx context.Context, tx *store.Store, typ string
 
 // messageEvents records an event of type typ for each message as it now is, inside tx.
 func (m *Messages) messageEvents(ctx context.Context, tx *store.Store, typ string, msgs []store.Message) error {
+	return m.messageEventGroups(ctx, tx, eventGroup{typ, msgs})
+}
+
+// eventGroup is messages that each get an event of one type.
+type eventGroup struct {
+	typ  string
+	msgs []store.Message
+}
+
+// messageEventGroups records the events of several groups inside tx, with one read of the messages'
+// contacts and numbers and one insert, in the groups' order (which is their ids' order).
+func (m *Messages) messageEventGroups(ctx context.Context, tx *store.Store, groups ...eventGroup) error {
+	var msgs []store.Message
+	for _, g := range groups {
+		msgs = append(msgs, g.msgs...)
+	}
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -142,12 +158,17 @@ func (m *Messages) messageEvents(ctx context.Context, tx *store.Store, typ strin
 	if err != nil {
 		return err
 	}
-	evs := make([]store.Event, len(views))
-	for i := range views {
-		if evs[i], err = store.NewEvent(views[i].ProjectID, views[i].AccountID, typ, m.messageData(&views[i])); err != nil {
-			return err
+	evs := make([]store.Event, 0, len(views))
+	for _, g := range groups {
+		for range g.msgs {
+			v := &views[len(evs)]
+			ev, err := store.NewEvent(v.ProjectID, v.AccountID, g.typ, m.messageData(v))
+			if err != nil {
+				return err
+			}
+			ev.Traceparent = v.Message.Traceparent // the trace of the request that sent it
+			evs = append(evs, ev)
 		}
-		evs[i].Traceparent = views[i].Message.Traceparent // the trace of the request that sent it
 	}
 	return tx.InsertEvents(ctx, evs)
 }

@@ -814,22 +814,29 @@ func (m *Messages) applyReceipts(ctx context.Context, items []receiptItem) ([]st
 		if err != nil {
 			return err
 		}
-		var delivered, failed []store.Message
+		// A message the receipt found still `sending` announces message.sent first (its
+		// submission's record came too late to), then its outcome: every message that reached
+		// the carrier is announced sent before it is announced delivered or failed.
+		var sent, delivered, failed []store.Message
 		var phones, accounts []string
 		for i, msg := range msgs {
-			switch {
-			case msg == nil:
+			if msg == nil {
 				m.cfg.Logger.Debug("receipt for no message waiting for one", "carrier", items[i].carrier, "reference", outs[i].ID)
-			case msg.Status == store.StatusDelivered:
-				delivered = append(delivered, *msg)
+				continue
+			}
+			if msg.WasSending {
+				sent = append(sent, sentStep(msg.Message))
+			}
+			if msg.Status == store.StatusDelivered {
+				delivered = append(delivered, msg.Message)
 				phones, accounts = append(phones, msg.ToNumber), append(accounts, msg.AccountID)
-			default:
-				failed = append(failed, *msg)
-				if r := *msg.FailureReason; r == carriers.FailureInvalidMobileNumber || r == carriers.FailureUnreachableCarrier {
-					if err := tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
-						Reason: r, BlockedAt: *msg.FailedAt, RetryAfter: msg.FailedAt.Add(BlockRetryAfter)}); err != nil {
-						return err
-					}
+				continue
+			}
+			failed = append(failed, msg.Message)
+			if r := *msg.FailureReason; r == carriers.FailureInvalidMobileNumber || r == carriers.FailureUnreachableCarrier {
+				if err := tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
+					Reason: r, BlockedAt: *msg.FailedAt, RetryAfter: msg.FailedAt.Add(BlockRetryAfter)}); err != nil {
+					return err
 				}
 			}
 		}
@@ -845,10 +852,15 @@ func (m *Messages) applyReceipts(ctx context.Context, items []receiptItem) ([]st
 				}
 			}
 		}
-		if err := m.messageEvents(ctx, tx, EventMessageDelivered, delivered); err != nil {
-			return err
-		}
-		return m.messageEvents(ctx, tx, EventMessageFailed, failed)
+		// One insert, in this order: each message's message.sent gets an earlier id than its outcome.
+		return m.messageEventGroups(ctx, tx, eventGroup{EventMessageSent, sent},
+			eventGroup{EventMessageDelivered, delivered}, eventGroup{EventMessageFailed, failed})
 	})
 	return make([]struct{}, len(items)), err
+}
+
+// sentStep is a message as it was once sent, before the outcome that is now recorded with it.
+func sentStep(msg store.Message) store.Message {
+	msg.Status, msg.DeliveredAt, msg.FailedAt, msg.FailureReason = store.StatusSent, nil, nil, nil
+	return msg
 }

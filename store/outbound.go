@@ -95,34 +95,76 @@ type Outcome struct {
 	CarrierID string `json:"cid"`
 }
 
+// Finished is an outbound message as its outcome left it.
+type Finished struct {
+	Message
+	// WasSending is true when the message was still `sending`: the outcome overtook the record of
+	// its submission (the carrier answered before the dispatch wrote down that it had accepted the
+	// message), so the same statement recorded the sent step too, sent_at at the outcome's time.
+	// The caller announces message.sent before the outcome.
+	WasSending bool
+}
+
 // FinishOutbound records the outcomes of outbound messages that are `sending` or `sent`, and
 // returns, aligned with outs, each message as it now is, or nil when it was not waiting for one
-// (unknown, inbound, already final, or named twice: carriers repeat receipts).
-func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome) ([]*Message, error) {
-	res := make([]*Message, len(outs))
+// (unknown, inbound, already final, or named twice: carriers repeat receipts). An outcome is never
+// dated before the message's sent_at (a carrier's clock, or a receipt that waited, can say so).
+func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome) ([]*Finished, error) {
+	res := make([]*Finished, len(outs))
 	if len(outs) == 0 {
 		return res, nil
 	}
-	var rows []Message
+	var rows []Finished
 	if s.dialect == Postgres {
 		b, err := json.Marshal(outs)
 		if err != nil {
 			return nil, err
 		}
-		err = scan(s.q(ctx).Raw(`UPDATE messages AS m SET status = v.status, updated_at = v.at, sent_at = COALESCE(m.sent_at, v.at),
-			delivered_at = CASE WHEN v.status = ? THEN v.at ELSE m.delivered_at END,
-			failed_at = CASE WHEN v.status = ? THEN v.at ELSE m.failed_at END,
+		// w locks the messages (in id order, as LockMessages does) and reads the status each had
+		// before, which RETURNING cannot show: a row that a concurrent statement changed is read
+		// as that statement left it.
+		var out []struct {
+			Message    `gorm:"embedded"`
+			WasSending bool
+		}
+		err = scan(s.q(ctx).Raw(`WITH w AS (SELECT id, status FROM messages WHERE id IN ? AND direction = ? AND status IN (?, ?)
+				ORDER BY id FOR UPDATE)
+			UPDATE messages AS m SET status = v.status, updated_at = GREATEST(v.at, m.sent_at), sent_at = COALESCE(m.sent_at, v.at),
+			delivered_at = CASE WHEN v.status = ? THEN GREATEST(v.at, m.sent_at) ELSE m.delivered_at END,
+			failed_at = CASE WHEN v.status = ? THEN GREATEST(v.at, m.sent_at) ELSE m.failed_at END,
 			failure_reason = CASE WHEN v.status = ? THEN v.reason ELSE m.failure_reason END,
 			carrier_id = COALESCE(m.carrier_id, NULLIF(v.cid, ''))
 			FROM (SELECT DISTINCT ON (id) id, status, at, reason, cid
-				FROM jsonb_to_recordset(?::jsonb) AS x(id text, status text, at timestamptz, reason text, cid text)) AS v
-			WHERE m.id IN ? AND m.id = v.id AND m.direction = ? AND m.status IN (?, ?) RETURNING m.*`,
-			StatusDelivered, StatusFailed, StatusFailed, string(b), idsOf(outs, func(o Outcome) string { return o.ID }), DirectionOutbound, StatusSending, StatusSent), &rows).Error
+				FROM jsonb_to_recordset(?::jsonb) AS x(id text, status text, at timestamptz, reason text, cid text)) AS v, w
+			WHERE m.id IN ? AND m.id = v.id AND m.id = w.id AND m.status IN (?, ?) RETURNING m.*, w.status = ? AS was_sending`,
+			idsOf(outs, func(o Outcome) string { return o.ID }), DirectionOutbound, StatusSending, StatusSent,
+			StatusDelivered, StatusFailed, StatusFailed, string(b), idsOf(outs, func(o Outcome) string { return o.ID }),
+			StatusSending, StatusSent, StatusSending), &out).Error
 		if err != nil {
 			return nil, translate(err, "finish messages")
 		}
+		for _, r := range out {
+			rows = append(rows, Finished{Message: r.Message, WasSending: r.WasSending})
+		}
 	} else {
+		// The transaction holds SQLite's write lock: what is read first is still current.
+		var prior []struct {
+			ID     string
+			Status string
+			SentAt *time.Time
+		}
+		if err := s.q(ctx).Model(&Message{}).Select("id, status, sent_at").Where("id IN ?", idsOf(outs, func(o Outcome) string { return o.ID })).
+			Find(&prior).Error; err != nil {
+			return nil, translate(err, "read messages to finish")
+		}
+		wasSending, sentAt := make(map[string]bool, len(prior)), make(map[string]*time.Time, len(prior))
+		for _, p := range prior {
+			wasSending[p.ID], sentAt[p.ID] = p.Status == StatusSending, p.SentAt
+		}
 		for _, o := range outs {
+			if at := sentAt[o.ID]; at != nil && at.After(o.At) {
+				o.At = *at
+			}
 			fields := map[string]any{"status": o.Status, "updated_at": o.At, "sent_at": clause.Expr{SQL: "COALESCE(sent_at, ?)", Vars: []any{o.At}}}
 			if o.Status == StatusFailed {
 				fields["failed_at"], fields["failure_reason"] = o.At, o.Reason
@@ -138,10 +180,12 @@ func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome) ([]*Message,
 			if err != nil {
 				return nil, translate(err, "finish message "+o.ID)
 			}
-			rows = append(rows, one...)
+			for _, m := range one {
+				rows = append(rows, Finished{Message: m, WasSending: wasSending[m.ID]})
+			}
 		}
 	}
-	byID := make(map[string]*Message, len(rows))
+	byID := make(map[string]*Finished, len(rows))
 	for i := range rows {
 		byID[rows[i].ID] = &rows[i]
 	}
