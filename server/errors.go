@@ -88,6 +88,8 @@ func toAPIError(err error) *service.Error {
 	switch {
 	case errors.As(err, &se):
 		return se
+	case errors.Is(err, store.ErrIdempotencyClaimLost):
+		return &service.Error{Type: "idempotency_key_in_use", Message: "Another request with this Idempotency-Key took over while this one waited; it answers for the key."}
 	case errors.Is(err, store.ErrNotFound):
 		return &service.Error{Type: service.TypeNotFound, Message: "No such resource."}
 	case errors.As(err, &cursor):

@@ -346,7 +346,7 @@ var _ = Describe("HTTP conventions", func() {
 		})
 
 		It("answers 409 idempotency_key_in_use while the first request is in flight", func() {
-			_, err := st.ClaimIdempotencyKey(context.Background(), t.ProjectID, "in-flight", "another request", time.Hour)
+			_, _, err := st.ClaimIdempotencyKey(context.Background(), t.ProjectID, "in-flight", "another request", clock.Now(), time.Hour, time.Hour)
 			Expect(err).NotTo(HaveOccurred())
 			r := t.post("/accounts", map[string]any{"name": "Racing"}, "Idempotency-Key", "in-flight")
 			Expect(r).To(HaveError(http.StatusConflict, "idempotency_key_in_use"))

@@ -182,7 +182,9 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // idempotency replays the first response to a POST that repeats an Idempotency-Key with the same
-// body, and refuses a reuse with another body or while the first is still in flight.
+// body, and refuses a reuse with another body or while the first is still in flight. The request
+// runs holding a claim on the key (see store.ClaimIdempotencyKey), which the store operation that
+// creates its resource records it with; the response is recorded once written.
 func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		key := c.Request().Header.Get("Idempotency-Key")
@@ -201,34 +203,30 @@ func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 		sum := sha256.Sum256(append([]byte(c.Request().Method+" "+c.Request().URL.Path+"\n"), body...))
 		hash := hex.EncodeToString(sum[:])
 		ctx := c.Request().Context()
-		prior, err := s.store.ClaimIdempotencyKey(ctx, p.ProjectID, key, hash, s.idempotencyTTL)
+		claim, prior, err := s.store.ClaimIdempotencyKey(ctx, p.ProjectID, key, hash, s.now(), s.idempotencyTTL, s.idempotencyLease)
 		if err != nil {
 			return err
 		}
 		if prior != nil {
-			switch {
-			case prior.Status == 0:
-				return &service.Error{Type: "idempotency_key_in_use", Message: "A request with this Idempotency-Key is still in progress."}
-			case prior.RequestHash != hash:
-				return &service.Error{Type: "idempotency_key_reused", Message: "This Idempotency-Key was used with a different request."}
-			}
-			c.Response().Header().Set("Idempotent-Replayed", "true")
-			return c.Blob(prior.Status, prior.ContentType, prior.Body)
+			return s.replay(c, prior, hash)
 		}
+		stopRenewing := s.holdClaim(ctx, claim)
+		c.SetRequest(c.Request().WithContext(store.WithIdempotencyClaim(ctx, claim)))
 		rec := &recorder{ResponseWriter: c.Response().Writer}
 		c.Response().Writer = rec
 		if err := next(c); err != nil {
 			c.Error(err)
 		}
+		stopRenewing()
 		// The response is written: a failure to record it is logged, not returned. The client has
-		// its answer; a retry with this key then waits out the claim.
+		// its answer; a retry shows the resource the request created, or runs afresh once the
+		// claim's lease is over.
 		ctx = context.WithoutCancel(ctx)
 		status := c.Response().Status
 		if status >= 500 {
-			err = s.store.ReleaseIdempotencyKey(ctx, p.ProjectID, key)
+			err = s.store.ReleaseIdempotencyKey(ctx, claim)
 		} else {
-			err = s.store.CompleteIdempotencyKey(ctx, p.ProjectID, key, status,
-				c.Response().Header().Get(echo.HeaderContentType), rec.body.Bytes())
+			err = s.store.CompleteIdempotencyKey(ctx, claim, status, c.Response().Header().Get(echo.HeaderContentType), rec.body.Bytes())
 		}
 		if err != nil {
 			s.log.Error("record idempotent response", "request_id", requestID(c), "err", err)

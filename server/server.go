@@ -44,6 +44,11 @@ type Config struct {
 	RateBurst int
 	// IdempotencyTTL is how long an Idempotency-Key's response is replayed. Defaults to 24 h.
 	IdempotencyTTL time.Duration
+	// IdempotencyLease is how long a request's claim on its Idempotency-Key lasts unless renewed:
+	// the request renews it every third of it while it runs, and a retry waits at most this long
+	// after the request's instance died (or its transaction was lost) before it runs afresh.
+	// Defaults to 5 s.
+	IdempotencyLease time.Duration
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// CarrierRoutes are the carrier adapters' callback handlers by adapter name: the handler of
@@ -85,6 +90,8 @@ type Server struct {
 	idempotencyTTL time.Duration
 	// console is the operator console's API (see console.go).
 	console *consoleAPI
+	// idempotencyLease is Config.IdempotencyLease.
+	idempotencyLease time.Duration
 
 	// routes maps "METHOD /echo/:path" to its OpenAPI operationId; public marks the routes
 	// that need no API key (security: [] in the spec).
@@ -102,7 +109,7 @@ func New(cfg Config) (*Server, error) {
 		store: core.Store, tokens: core.Tokens, numbers: core.Numbers, messages: core.Messages, voice: core.Voice,
 		blasts: core.Blasts, audiences: core.Audiences, carriers: core.Carriers, usage: core.Usage, verifications: core.Verifications,
 		log: cfg.Logger, now: cfg.Now,
-		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL,
+		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL, idempotencyLease: cfg.IdempotencyLease,
 		routes: map[string]string{}, public: map[string]bool{},
 	}
 	if s.log == nil {
@@ -113,6 +120,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.idempotencyTTL == 0 {
 		s.idempotencyTTL = service.IdempotencyTTL
+	}
+	if s.idempotencyLease == 0 {
+		s.idempotencyLease = DefaultIdempotencyLease
 	}
 	limit, burst := cfg.RateLimit, cfg.RateBurst
 	if limit == 0 {

@@ -33,6 +33,7 @@ type AccountPatch struct {
 }
 
 // CreateAccount inserts an account into a project.
+// It records the account with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) CreateAccount(ctx context.Context, a *Account) error {
 	a.ID = NewID(PrefixAccount)
 	a.CreatedAt = now()
@@ -40,7 +41,7 @@ func (s *Store) CreateAccount(ctx context.Context, a *Account) error {
 	if a.Organization == "" {
 		a.Organization = "{}"
 	}
-	return translate(s.q(ctx).Create(a).Error, "create account")
+	return s.creating(ctx, a.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(a).Error, "create account") })
 }
 
 // GetAccount returns a project's account, archived or not.

@@ -32,12 +32,13 @@ type AudienceContact struct {
 }
 
 // CreateAudience inserts an audience into an account, which must be the project's.
+// It records the audience with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) CreateAudience(ctx context.Context, a *Audience) error {
 	if _, err := s.GetAccount(ctx, a.ProjectID, a.AccountID); err != nil {
 		return err
 	}
 	a.ID, a.CreatedAt = NewID(PrefixAudience), now()
-	return translate(s.q(ctx).Create(a).Error, "create audience")
+	return s.creating(ctx, a.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(a).Error, "create audience") })
 }
 
 // GetAudience returns a project's audience.

@@ -83,8 +83,9 @@ func (l *StringList) Scan(v any) error {
 }
 
 // InsertBlast stores a new blast; call it in the transaction that enqueues its expansion.
+// It records the blast with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) InsertBlast(ctx context.Context, b *Blast) error {
-	return translate(s.q(ctx).Create(b).Error, "insert blast")
+	return s.creating(ctx, b.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(b).Error, "insert blast") })
 }
 
 // GetBlast returns a project's blast, without its targets.

@@ -84,11 +84,12 @@ var (
 )
 
 // CreateCampaign inserts a 10DLC campaign.
+// It records the campaign with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) CreateCampaign(ctx context.Context, c *Campaign) error {
 	c.ID = NewID(PrefixCampaign)
 	c.CreatedAt = now()
 	c.UpdatedAt = c.CreatedAt
-	return translate(s.q(ctx).Create(c).Error, "create campaign")
+	return s.creating(ctx, c.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(c).Error, "create campaign") })
 }
 
 // GetCampaign returns a project's campaign; inside Tx on PostgreSQL the row stays locked.
@@ -124,10 +125,13 @@ func (s *Store) UpdateCampaign(ctx context.Context, c *Campaign) error {
 	return translate(s.q(ctx).Select("*").Updates(c).Error, "update campaign "+c.ID)
 }
 
-// DeleteCampaign removes a campaign the registry refused outright, while it is still created.
+// DeleteCampaign removes a campaign the registry refused outright, while it is still created. In
+// the request that created it, its Idempotency-Key forgets it too: the request created nothing.
 func (s *Store) DeleteCampaign(ctx context.Context, id string) error {
-	return translate(s.q(ctx).Where("id = ? AND status = ?", id, CampaignCreated).Delete(&Campaign{}).Error,
-		"delete campaign "+id)
+	return s.creating(ctx, "", func(tx *Store) error {
+		return translate(tx.q(ctx).Where("id = ? AND status = ?", id, CampaignCreated).Delete(&Campaign{}).Error,
+			"delete campaign "+id)
+	})
 }
 
 // TransitionCampaign moves a campaign from one of the statuses from to status to, recording
@@ -138,11 +142,12 @@ func (s *Store) TransitionCampaign(ctx context.Context, id string, from []string
 
 // CreateTollFreeCampaign inserts a toll-free verification. A number that already has one that is
 // created, in review or active is ErrDuplicate.
+// It records the campaign with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) CreateTollFreeCampaign(ctx context.Context, t *TollFreeCampaign) error {
 	t.ID = NewID(PrefixTollFreeCampaign)
 	t.CreatedAt = now()
 	t.UpdatedAt = t.CreatedAt
-	return translate(s.q(ctx).Create(t).Error, "create toll-free campaign")
+	return s.creating(ctx, t.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(t).Error, "create toll-free campaign") })
 }
 
 // GetTollFreeCampaign returns a project's toll-free campaign; inside Tx on PostgreSQL the row

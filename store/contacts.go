@@ -33,6 +33,7 @@ type ContactPatch struct {
 
 // CreateContact inserts a contact into an account, which must be the project's. A second contact
 // with the same phone number in the account is ErrDuplicate.
+// It records the contact with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) CreateContact(ctx context.Context, c *Contact) error {
 	if _, err := s.GetAccount(ctx, c.ProjectID, c.AccountID); err != nil {
 		return err
@@ -43,7 +44,7 @@ func (s *Store) CreateContact(ctx context.Context, c *Contact) error {
 	if c.Metadata == nil {
 		c.Metadata = Metadata{}
 	}
-	return translate(s.q(ctx).Create(c).Error, "create contact")
+	return s.creating(ctx, c.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(c).Error, "create contact") })
 }
 
 // GetContact returns a project's contact.

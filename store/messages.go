@@ -127,32 +127,81 @@ func (s *Store) InsertMessage(ctx context.Context, m *Message, atts []Attachment
 // InsertMessageAndJob stores a message and its attachments, as InsertMessage does, and enqueues
 // its job, all or nothing: inside Tx it joins the transaction, outside it needs none of the
 // caller's. On PostgreSQL a message without attachments and its job go in one statement, which
-// outside a transaction is the whole write: no BEGIN and COMMIT round trips.
+// outside a transaction is the whole write: no BEGIN and COMMIT round trips. The message is
+// recorded with the request's claimed Idempotency-Key (see WithIdempotencyClaim) in the same
+// statement or transaction.
 func (s *Store) InsertMessageAndJob(ctx context.Context, m *Message, atts []Attachment, job river.InsertManyParams) error {
 	jobs, plain := plainJobs([]river.InsertManyParams{job}, time.Now())
 	conn := sqlConn(s.db)
-	if s.dialect != Postgres || len(atts) > 0 || !plain || conn == nil {
-		if sqlTx(s.db) == nil {
-			return s.Tx(ctx, func(tx *Store) error { return tx.InsertMessageAndJob(ctx, m, atts, job) })
-		}
-		if err := s.InsertMessage(ctx, m, atts); err != nil {
-			return err
-		}
-		return s.InsertJobs(ctx, []river.InsertManyParams{job})
-	}
 	if m.Metadata == nil {
 		m.Metadata = Metadata{}
 	}
-	stmt := s.db.Session(&gorm.Session{DryRun: true, NewDB: true}).Create(m).Statement
+	var stmt *gorm.Statement
+	if s.dialect == Postgres && len(atts) == 0 && plain && conn != nil {
+		stmt = s.db.Session(&gorm.Session{DryRun: true, NewDB: true}).Create(m).Statement
+	}
+	insert, claimed := "", claimOf(ctx)
+	if stmt != nil {
+		insert = stmt.SQL.String()
+		if claimed != nil {
+			insert = insertIfClaimed(insert)
+		}
+	}
+	if insert == "" {
+		return s.creating(ctx, m.ID, func(tx *Store) error {
+			if sqlTx(tx.db) == nil {
+				return tx.Tx(ctx, func(tx *Store) error { return tx.InsertMessageAndJob(ctx, m, atts, job) })
+			}
+			if err := tx.InsertMessage(ctx, m, atts); err != nil {
+				return err
+			}
+			return tx.InsertJobs(ctx, []river.InsertManyParams{job})
+		})
+	}
 	var sb strings.Builder
-	sb.WriteString("WITH m AS (")
-	sb.WriteString(stmt.SQL.String())
+	args := append([]any(nil), stmt.Vars...)
+	if claimed != nil {
+		// k records the message with the key, and only while the request holds the key's claim;
+		// m and the job are written only when k was.
+		n := len(args)
+		fmt.Fprintf(&sb, "WITH k AS (UPDATE idempotency_keys SET resource_id = $%d WHERE project_id = $%d AND key = $%d AND token = $%d AND status = 0 RETURNING 1), ",
+			n+1, n+2, n+3, n+4)
+		args = append(args, m.ID, claimed.ProjectID, claimed.Key, claimed.Token)
+		sb.WriteString("m AS (")
+	} else {
+		sb.WriteString("WITH m AS (")
+	}
+	sb.WriteString(insert)
 	sb.WriteString(") ")
-	args := appendPlainJobs(&sb, append([]any(nil), stmt.Vars...), jobs, true)
-	if _, err := conn.ExecContext(ctx, sb.String(), args...); err != nil {
+	var jb strings.Builder
+	args = appendPlainJobs(&jb, args, jobs, true)
+	if claimed == nil {
+		sb.WriteString(jb.String())
+	} else {
+		// INSERT … VALUES (…) becomes INSERT … SELECT … FROM m: one job per message written.
+		sb.WriteString(strings.Replace(strings.TrimSuffix(jb.String(), ")"), ") VALUES (", ") SELECT ", 1))
+		sb.WriteString(" FROM m")
+	}
+	res, err := conn.ExecContext(ctx, sb.String(), args...)
+	if err != nil {
 		return translate(err, "insert message")
 	}
+	if n, err := res.RowsAffected(); claimed != nil && err == nil && n == 0 {
+		return fmt.Errorf("insert message: %w", ErrIdempotencyClaimLost)
+	}
 	return nil
+}
+
+// insertIfClaimed turns gorm's single-row INSERT INTO … (…) VALUES (…) into an INSERT INTO … (…)
+// SELECT … WHERE EXISTS (SELECT 1 FROM k) RETURNING 1: the row is written only when the statement's
+// claim CTE k updated its key, and the row is counted for the job insert that follows. It returns
+// "" for any other shape.
+func insertIfClaimed(insert string) string {
+	head, values, ok := strings.Cut(insert, ") VALUES (")
+	if !ok || !strings.HasSuffix(values, ")") || strings.Contains(values, ") VALUES (") {
+		return ""
+	}
+	return head + ") SELECT " + strings.TrimSuffix(values, ")") + " WHERE EXISTS (SELECT 1 FROM k) RETURNING 1"
 }
 
 // GetMessage returns a project's message with its conversation's contact and number.

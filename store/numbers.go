@@ -94,6 +94,7 @@ func (s *Store) HeldAmong(ctx context.Context, numbers []string) (map[string]boo
 
 // InsertPhoneNumber records a number an account now holds. A number already held by anyone is
 // ErrDuplicate.
+// It records the number with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) InsertPhoneNumber(ctx context.Context, n *PhoneNumber) error {
 	n.ID = NewID(PrefixPhoneNumber)
 	n.CreatedAt = now()
@@ -101,7 +102,7 @@ func (s *Store) InsertPhoneNumber(ctx context.Context, n *PhoneNumber) error {
 	if n.Metadata == nil {
 		n.Metadata = Metadata{}
 	}
-	return translate(s.q(ctx).Create(n).Error, "insert phone number")
+	return s.creating(ctx, n.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(n).Error, "insert phone number") })
 }
 
 // GetPhoneNumber returns a held number of the project; a released one is ErrNotFound. Inside Tx

@@ -29,6 +29,7 @@ type UserPatch struct {
 }
 
 // CreateUser inserts a user into an account, which must be the project's.
+// It records the user with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) CreateUser(ctx context.Context, u *User) error {
 	if _, err := s.GetAccount(ctx, u.ProjectID, u.AccountID); err != nil {
 		return err
@@ -39,7 +40,7 @@ func (s *Store) CreateUser(ctx context.Context, u *User) error {
 	if u.Metadata == nil {
 		u.Metadata = Metadata{}
 	}
-	return translate(s.q(ctx).Create(u).Error, "create user")
+	return s.creating(ctx, u.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(u).Error, "create user") })
 }
 
 // GetUser returns a project's user unless it was deleted.

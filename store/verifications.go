@@ -36,8 +36,9 @@ type Verification struct {
 
 // InsertVerification stores a verification; call it in the transaction that enqueues the sending
 // of its code.
+// It records the verification with the request's claimed Idempotency-Key, if any (WithIdempotencyClaim).
 func (s *Store) InsertVerification(ctx context.Context, v *Verification) error {
-	return translate(s.q(ctx).Create(v).Error, "insert verification")
+	return s.creating(ctx, v.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(v).Error, "insert verification") })
 }
 
 // GetVerification returns a project's verification.

@@ -43,11 +43,7 @@ func newServeProcess(ctx context.Context, what string, args ...string) *servePro
 	if admin == "" {
 		Skip(what + " needs PostgreSQL: set " + store.TestDatabaseEnv + " (make test does)")
 	}
-	p := &serveProcess{dataDir: GinkgoT().TempDir(), args: args}
-	p.bin = filepath.Join(p.dataDir, "switchboard")
-	out, err := exec.Command("go", "build", "-o", p.bin, ".").CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), string(out))
-
+	p := buildServeProcess(args)
 	adm, err := store.Open(ctx, store.Config{URL: admin, MaxOpenConns: 1})
 	Expect(err).NotTo(HaveOccurred())
 	name := "sbcrash_" + strings.ToLower(rand.Text()[:10])
@@ -60,17 +56,44 @@ func newServeProcess(ctx context.Context, what string, args ...string) *servePro
 	Expect(err).NotTo(HaveOccurred())
 	u.Path = "/" + name
 	p.dbURL = u.String()
-	p.st, err = store.Open(ctx, store.Config{URL: p.dbURL})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(p.st.Close)
-	_, err = p.st.Migrate(ctx)
-	Expect(err).NotTo(HaveOccurred())
+	p.openDatabase(ctx)
+	return p
+}
 
+// newTestServeProcess is newServeProcess on the suite's database kind: PostgreSQL when
+// SWITCHBOARD_TEST_DATABASE_URL is set, otherwise a SQLite file in the process's data directory
+// (shared with the test, which opens it too; one instance only).
+func newTestServeProcess(ctx context.Context, what string, args ...string) *serveProcess {
+	if os.Getenv(store.TestDatabaseEnv) != "" {
+		return newServeProcess(ctx, what, args...)
+	}
+	p := buildServeProcess(args)
+	p.dbURL = filepath.Join(p.dataDir, "switchboard.db")
+	p.openDatabase(ctx)
+	return p
+}
+
+// buildServeProcess builds the binary into a fresh data directory and picks a free port.
+func buildServeProcess(args []string) *serveProcess {
+	p := &serveProcess{dataDir: GinkgoT().TempDir(), args: args}
+	p.bin = filepath.Join(p.dataDir, "switchboard")
+	out, err := exec.Command("go", "build", "-o", p.bin, ".").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), string(out))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
 	p.addr = ln.Addr().String()
 	Expect(ln.Close()).To(Succeed())
 	return p
+}
+
+// openDatabase opens and migrates the process's database for the test.
+func (p *serveProcess) openDatabase(ctx context.Context) {
+	var err error
+	p.st, err = store.Open(ctx, store.Config{URL: p.dbURL})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(p.st.Close)
+	_, err = p.st.Migrate(ctx)
+	Expect(err).NotTo(HaveOccurred())
 }
 
 // sibling is another instance of the same installation: the same binary and database, its own

@@ -1,0 +1,229 @@
+package server_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/server"
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+// Idempotency keys under faults (issue 16, item 16). A request that died leaves its key in one of
+// two states, which these specs make directly in the store, as the dead request left them: claimed
+// with nothing committed (its instance died, or its transaction was lost, before the commit), or
+// claimed with its resource committed and no response recorded (it died after the commit). The
+// real binary killed mid-request is in cmd/switchboard/idempotency_crash_test.go.
+var _ = Describe("Idempotency-Key after a failed request", func() {
+	ctx := context.Background()
+
+	// requestHash is the hash the API keeps of a POST with this path and body.
+	requestHash := func(path string, body []byte) string {
+		sum := sha256.Sum256(append([]byte(http.MethodPost+" "+path+"\n"), body...))
+		return hex.EncodeToString(sum[:])
+	}
+	// claim claims key for a request as the API does, now, with the default lease.
+	claim := func(t *tenant, key, path string, body []byte) *store.IdempotencyClaim {
+		c, prior, err := st.ClaimIdempotencyKey(ctx, t.ProjectID, key, requestHash(path, body), clock.Now(),
+			service.IdempotencyTTL, server.DefaultIdempotencyLease)
+		ExpectWithOffset(1, err).NotTo(HaveOccurred())
+		ExpectWithOffset(1, prior).To(BeNil())
+		return c
+	}
+	// messagesTo counts an account's messages to a handset.
+	messagesTo := func(acct, handset string) int64 {
+		var n int64
+		ExpectWithOffset(1, st.DB().Raw(`SELECT COUNT(*) FROM messages WHERE account_id = ? AND to_number = ?`, acct, handset).
+			Scan(&n).Error).To(Succeed())
+		return n
+	}
+	// sendBody is a send's JSON body and its parameters as the service takes them.
+	sendBody := func(t *tenant, acct, handset string) ([]byte, service.SendParams) {
+		text := "Your appointment is tomorrow"
+		b, err := json.Marshal(map[string]any{"to": handset, "body": text})
+		Expect(err).NotTo(HaveOccurred())
+		return b, service.SendParams{ProjectID: t.ProjectID, AccountID: acct, To: &handset, Body: &text}
+	}
+
+	Describe("a request that died before its commit", func() {
+		It("answers 409 while its lease runs, then runs afresh and creates one message", func() {
+			t, acct, _, _ := newSendingAccount()
+			handset := newHandset()
+			path := "/accounts/" + acct + "/messages"
+			body, _ := sendBody(t, acct, handset)
+			claim(t, "died-before-commit", path, body)
+
+			r := t.post(path, body, "Idempotency-Key", "died-before-commit")
+			Expect(r).To(HaveError(http.StatusConflict, "idempotency_key_in_use"))
+			Expect(r.Header.Get("X-Should-Retry")).To(Equal("false"))
+			Expect(messagesTo(acct, handset)).To(BeZero())
+
+			clock.Advance(server.DefaultIdempotencyLease + time.Second)
+			first := t.post(path, body, "Idempotency-Key", "died-before-commit")
+			Expect(first).To(HaveStatus(http.StatusCreated), first.String())
+			Expect(first.Header.Get("Idempotent-Replayed")).To(BeEmpty())
+			again := t.post(path, body, "Idempotency-Key", "died-before-commit")
+			Expect(again).To(HaveStatus(http.StatusCreated), again.String())
+			Expect(again.Header.Get("Idempotent-Replayed")).To(Equal("true"))
+			Expect(again.JSON()["id"]).To(Equal(first.JSON()["id"]))
+			Expect(messagesTo(acct, handset)).To(BeEquivalentTo(1))
+		})
+
+		It("still refuses another body with 422 idempotency_key_reused once the lease is over", func() {
+			t, acct, _, _ := newSendingAccount()
+			path := "/accounts/" + acct + "/messages"
+			body, _ := sendBody(t, acct, newHandset())
+			claim(t, "died-other-body", path, body)
+			clock.Advance(server.DefaultIdempotencyLease + time.Second)
+			other, _ := sendBody(t, acct, newHandset())
+			Expect(t.post(path, other, "Idempotency-Key", "died-other-body")).
+				To(HaveError(http.StatusUnprocessableEntity, "idempotency_key_reused"))
+		})
+
+		DescribeTable("writes nothing for the dead request once a retry has taken its key over",
+			func(knownContact bool) {
+				t, acct, _, _ := newSendingAccount()
+				handset := newHandset()
+				if knownContact {
+					// The contact and conversation exist: the send is one statement.
+					t.send(acct, map[string]any{"to": handset, "body": "hello"})
+				}
+				path := "/accounts/" + acct + "/messages"
+				body, params := sendBody(t, acct, handset)
+				dead := claim(t, "taken-over", path, body)
+				clock.Advance(server.DefaultIdempotencyLease + time.Second)
+				retry, prior, err := st.ClaimIdempotencyKey(ctx, t.ProjectID, "taken-over", requestHash(path, body), clock.Now(),
+					service.IdempotencyTTL, server.DefaultIdempotencyLease)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(prior).To(BeNil())
+				Expect(retry.Token).NotTo(Equal(dead.Token))
+
+				before := messagesTo(acct, handset)
+				_, err = core.Messages.Send(store.WithIdempotencyClaim(ctx, dead), params)
+				Expect(err).To(MatchError(store.ErrIdempotencyClaimLost))
+				Expect(messagesTo(acct, handset)).To(Equal(before), "the dead request wrote nothing")
+
+				m, err := core.Messages.Send(store.WithIdempotencyClaim(ctx, retry), params)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(messagesTo(acct, handset)).To(Equal(before + 1))
+				replay := t.post(path, body, "Idempotency-Key", "taken-over")
+				Expect(replay).To(HaveStatus(http.StatusCreated), replay.String())
+				Expect(replay.JSON()["id"]).To(Equal(m.ID))
+			},
+			Entry("a send that creates its contact (a transaction)", false),
+			Entry("a send to a known contact (one statement)", true),
+		)
+	})
+
+	Describe("a request that died after its commit, before its response was recorded", func() {
+		DescribeTable("shows the message it created, once, with Idempotent-Replayed",
+			func(knownContact bool) {
+				t, acct, _, _ := newSendingAccount()
+				handset := newHandset()
+				if knownContact {
+					t.send(acct, map[string]any{"to": handset, "body": "hello"})
+				}
+				path := "/accounts/" + acct + "/messages"
+				body, params := sendBody(t, acct, handset)
+				c := claim(t, "died-after-commit", path, body)
+				before := messagesTo(acct, handset)
+				m, err := core.Messages.Send(store.WithIdempotencyClaim(ctx, c), params)
+				Expect(err).NotTo(HaveOccurred())
+
+				// The lease is still running: the committed message answers at once.
+				r := t.post(path, body, "Idempotency-Key", "died-after-commit")
+				Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+				Expect(r.Header.Get("Idempotent-Replayed")).To(Equal("true"))
+				Expect(r.JSON()).To(SatisfyAll(HaveKeyWithValue("id", m.ID), HaveKeyWithValue("body", "Your appointment is tomorrow")))
+				clock.Advance(server.DefaultIdempotencyLease + time.Second)
+				Expect(t.post(path, body, "Idempotency-Key", "died-after-commit").JSON()["id"]).To(Equal(m.ID))
+				Expect(messagesTo(acct, handset)).To(Equal(before + 1))
+			},
+			Entry("a send that created its contact (a transaction)", false),
+			Entry("a send to a known contact (one statement)", true),
+		)
+
+		It("shows the account, contact and phone number such requests created", func() {
+			t := newTenant()
+			accountBody := []byte(`{"name":"Committed"}`)
+			c := claim(t, "account", "/accounts", accountBody)
+			a := &store.Account{ProjectID: t.ProjectID, Name: "Committed"}
+			Expect(st.CreateAccount(store.WithIdempotencyClaim(ctx, c), a)).To(Succeed())
+			r := t.post("/accounts", accountBody, "Idempotency-Key", "account")
+			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+			Expect(r.Header.Get("Idempotent-Replayed")).To(Equal("true"))
+			Expect(r.JSON()).To(HaveKeyWithValue("id", a.ID))
+			Expect(t.accountCount()).To(Equal(1))
+
+			contactBody := []byte(`{"phone_number":"+14155550142"}`)
+			contactPath := "/accounts/" + a.ID + "/contacts"
+			c = claim(t, "contact", contactPath, contactBody)
+			k := &store.Contact{ProjectID: t.ProjectID, AccountID: a.ID, PhoneNumber: "+14155550142"}
+			Expect(st.CreateContact(store.WithIdempotencyClaim(ctx, c), k)).To(Succeed())
+			r = t.post(contactPath, contactBody, "Idempotency-Key", "contact")
+			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+			Expect(r.JSON()).To(HaveKeyWithValue("id", k.ID))
+
+			numberBody := []byte(`{"area_code":"212"}`)
+			numberPath := "/accounts/" + a.ID + "/phone_numbers"
+			c = claim(t, "number", numberPath, numberBody)
+			n, err := core.Numbers.Purchase(store.WithIdempotencyClaim(ctx, c), t.ProjectID, a.ID, service.Purchase{AreaCode: "212"})
+			Expect(err).NotTo(HaveOccurred())
+			r = t.post(numberPath, numberBody, "Idempotency-Key", "number")
+			Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+			Expect(r.JSON()).To(SatisfyAll(HaveKeyWithValue("id", n.ID), HaveKeyWithValue("number", n.Number)))
+			Expect(t.get("/accounts/" + a.ID + "/phone_numbers").JSON()["data"]).To(HaveLen(1), "one number bought")
+		})
+	})
+
+	It("keeps the claim of a request that runs longer than the lease", func() {
+		if st.Dialect() != store.Postgres {
+			Skip("holding a request mid-write needs PostgreSQL's row locks")
+		}
+		lease := 300 * time.Millisecond
+		short := newTenant()
+		short.api = newAPI(server.Config{RateLimit: -1, IdempotencyLease: lease})
+		acct := short.createAccount("Slow")
+		path := "/accounts/" + acct + "/contacts"
+		body := []byte(`{"phone_number":"+14155550143"}`)
+
+		// The contact's insert waits for the account row's lock (its foreign key) while the test
+		// holds it: the request is held mid-write for several leases.
+		tx := st.DB().Begin()
+		Expect(tx.Exec(`SELECT id FROM accounts WHERE id = ? FOR UPDATE`, acct).Error).To(Succeed())
+		firstDone := make(chan *response, 1)
+		go func() {
+			defer GinkgoRecover()
+			firstDone <- short.post(path, body, "Idempotency-Key", "slow")
+		}()
+		Eventually(func() int64 {
+			var n int64
+			Expect(st.DB().Raw(`SELECT COUNT(*) FROM idempotency_keys WHERE project_id = ? AND key = 'slow'`, short.ProjectID).Scan(&n).Error).To(Succeed())
+			return n
+		}).Should(BeEquivalentTo(1))
+		time.Sleep(4 * lease)
+		// Were the claim not renewed, this retry would take the key over and wait on the lock too.
+		retryDone := make(chan *response, 1)
+		go func() {
+			defer GinkgoRecover()
+			retryDone <- short.post(path, body, "Idempotency-Key", "slow")
+		}()
+		var retry *response
+		Eventually(retryDone).WithTimeout(5 * time.Second).Should(Receive(&retry))
+		Expect(tx.Rollback().Error).To(Succeed())
+		Expect(retry).To(HaveError(http.StatusConflict, "idempotency_key_in_use"))
+		var first *response
+		Eventually(firstDone).WithTimeout(10 * time.Second).Should(Receive(&first))
+		Expect(first).To(HaveStatus(http.StatusCreated), first.String())
+		again := short.post(path, body, "Idempotency-Key", "slow")
+		Expect(again.Header.Get("Idempotent-Replayed")).To(Equal("true"))
+		Expect(again.JSON()["id"]).To(Equal(first.JSON()["id"]))
+	})
+})
