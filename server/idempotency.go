@@ -83,6 +83,9 @@ var created = map[string]func(s *Server, ctx context.Context, projectID, id stri
 	"POST /accounts/:account_id/verifications": func(s *Server, ctx context.Context, projectID, id string) (any, error) {
 		return shown(verificationOut)(s.verifications.Get(ctx, projectID, id))
 	},
+	"POST /verifications": func(s *Server, ctx context.Context, projectID, id string) (any, error) {
+		return shown(verificationOut)(s.verifications.Get(ctx, projectID, id))
+	},
 }
 
 // shown converts a resource read back with out, passing its read's error on.
