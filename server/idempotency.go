@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -99,14 +100,15 @@ func shown[T, O any](out func(T) O) func(T, error) (any, error) {
 }
 
 // holdClaim renews the claim's lease every third of it while its request runs, so that a request
-// that takes long keeps its key; the returned function stops renewing. A renewal that fails is
+// that takes long keeps its key; the returned function stops renewing (and may be called again). A renewal that fails is
 // logged: the lease may then lapse, after which the request can no longer create anything (its
 // write finds the claim gone) and a retry runs in its place.
 func (s *Server) holdClaim(ctx context.Context, claim *store.IdempotencyClaim) (stop func()) {
 	done := make(chan struct{})
+	var once sync.Once
 	ctx = context.WithoutCancel(ctx)
 	go func() {
-		t := time.NewTicker(s.idempotencyLease / 3)
+		t := time.NewTicker(max(s.idempotencyLease/3, time.Millisecond))
 		defer t.Stop()
 		for {
 			select {
@@ -124,5 +126,5 @@ func (s *Server) holdClaim(ctx context.Context, claim *store.IdempotencyClaim) (
 			}
 		}
 	}()
-	return func() { close(done) }
+	return func() { once.Do(func() { close(done) }) }
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -181,6 +183,47 @@ var _ = Describe("Idempotency-Key after a failed request", func() {
 			Expect(r.JSON()).To(SatisfyAll(HaveKeyWithValue("id", n.ID), HaveKeyWithValue("number", n.Number)))
 			Expect(t.get("/accounts/" + a.ID + "/phone_numbers").JSON()["data"]).To(HaveLen(1), "one number bought")
 		})
+	})
+
+	It("forgets the claim of a request whose client went away before anything was committed", func() {
+		if st.Dialect() != store.Postgres {
+			Skip("holding a request mid-write needs PostgreSQL's row locks")
+		}
+		t := newTenant()
+		acct := t.createAccount("Gone")
+		path := "/accounts/" + acct + "/contacts"
+		body := `{"phone_number":"+14155550144"}`
+		tx := st.DB().Begin()
+		Expect(tx.Exec(`SELECT id FROM accounts WHERE id = ? FOR UPDATE`, acct).Error).To(Succeed())
+		reqCtx, cancel := context.WithCancel(ctx)
+		req := httptest.NewRequest(http.MethodPost, "https://switchboard.test"+path, strings.NewReader(body)).WithContext(reqCtx)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+t.Key)
+		req.Header.Set("Idempotency-Key", "gone")
+		// The answer (499) goes to nobody: this server does without the suite's contract check.
+		gone, err := server.New(server.Config{Core: core, Now: clock.Now, Logger: testLogger(), RateLimit: -1})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(gone.Close)
+		rec := httptest.NewRecorder()
+		served := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(served)
+			gone.ServeHTTP(rec, req)
+		}()
+		Eventually(func() int64 {
+			var n int64
+			Expect(st.DB().Raw(`SELECT COUNT(*) FROM idempotency_keys WHERE project_id = ? AND key = 'gone'`, t.ProjectID).Scan(&n).Error).To(Succeed())
+			return n
+		}).Should(BeEquivalentTo(1))
+		cancel()
+		Eventually(served).WithTimeout(10 * time.Second).Should(BeClosed())
+		Expect(rec.Code).To(Equal(499))
+		Expect(tx.Rollback().Error).To(Succeed())
+
+		r := t.post(path, []byte(body), "Idempotency-Key", "gone")
+		Expect(r).To(HaveStatus(http.StatusCreated), "the retry runs at once, without a replay of the 499: %s", r.String())
+		Expect(r.Header.Get("Idempotent-Replayed")).To(BeEmpty())
 	})
 
 	It("keeps the claim of a request that runs longer than the lease", func() {

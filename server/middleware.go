@@ -211,6 +211,7 @@ func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 			return s.replay(c, prior, hash)
 		}
 		stopRenewing := s.holdClaim(ctx, claim)
+		defer stopRenewing() // a panic, too, ends the renewals; the claim then lapses
 		c.SetRequest(c.Request().WithContext(store.WithIdempotencyClaim(ctx, claim)))
 		rec := &recorder{ResponseWriter: c.Response().Writer}
 		c.Response().Writer = rec
@@ -223,7 +224,8 @@ func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 		// claim's lease is over.
 		ctx = context.WithoutCancel(ctx)
 		status := c.Response().Status
-		if status >= 500 {
+		// Neither a server error nor a client that went away (499) is an answer to replay.
+		if status >= 500 || status == statusClientClosed {
 			err = s.store.ReleaseIdempotencyKey(ctx, claim)
 		} else {
 			err = s.store.CompleteIdempotencyKey(ctx, claim, status, c.Response().Header().Get(echo.HeaderContentType), rec.body.Bytes())
