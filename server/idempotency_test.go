@@ -54,6 +54,18 @@ var _ = Describe("Idempotency-Key after a failed request", func() {
 		return b, service.SendParams{ProjectID: t.ProjectID, AccountID: acct, To: &handset, Body: &text}
 	}
 
+	// keyedSend prepares a send from a new account to a new handset, known already (a send to it
+	// is then one statement) or not (the send creates its contact in a transaction).
+	keyedSend := func(knownContact bool) (t *tenant, acct, handset, path string, body []byte, params service.SendParams) {
+		t, acct, _, _ = newSendingAccount()
+		handset = newHandset()
+		if knownContact {
+			t.send(acct, map[string]any{"to": handset, "body": "hello"})
+		}
+		body, params = sendBody(t, acct, handset)
+		return t, acct, handset, "/accounts/" + acct + "/messages", body, params
+	}
+
 	Describe("a request that died before its commit", func() {
 		It("answers 409 while its lease runs, then runs afresh and creates one message", func() {
 			t, acct, _, _ := newSendingAccount()
@@ -91,14 +103,7 @@ var _ = Describe("Idempotency-Key after a failed request", func() {
 
 		DescribeTable("writes nothing for the dead request once a retry has taken its key over",
 			func(knownContact bool) {
-				t, acct, _, _ := newSendingAccount()
-				handset := newHandset()
-				if knownContact {
-					// The contact and conversation exist: the send is one statement.
-					t.send(acct, map[string]any{"to": handset, "body": "hello"})
-				}
-				path := "/accounts/" + acct + "/messages"
-				body, params := sendBody(t, acct, handset)
+				t, acct, handset, path, body, params := keyedSend(knownContact)
 				dead := claim(t, "taken-over", path, body)
 				clock.Advance(server.DefaultIdempotencyLease + time.Second)
 				retry, prior, err := st.ClaimIdempotencyKey(ctx, t.ProjectID, "taken-over", requestHash(path, body), clock.Now(),
@@ -127,13 +132,7 @@ var _ = Describe("Idempotency-Key after a failed request", func() {
 	Describe("a request that died after its commit, before its response was recorded", func() {
 		DescribeTable("shows the message it created, once, with Idempotent-Replayed",
 			func(knownContact bool) {
-				t, acct, _, _ := newSendingAccount()
-				handset := newHandset()
-				if knownContact {
-					t.send(acct, map[string]any{"to": handset, "body": "hello"})
-				}
-				path := "/accounts/" + acct + "/messages"
-				body, params := sendBody(t, acct, handset)
+				t, acct, handset, path, body, params := keyedSend(knownContact)
 				c := claim(t, "died-after-commit", path, body)
 				before := messagesTo(acct, handset)
 				m, err := core.Messages.Send(store.WithIdempotencyClaim(ctx, c), params)
