@@ -14,18 +14,14 @@ import (
 // OpenAPI descriptions (twilio/twilio-oai, spec/json): every operation the fake serves exists
 // there with its method; every field the fake accepts is a property of the operation's form;
 // every field the description requires, the fake requires; and the enumerations the fake checks
-// are the description's. The descriptions are read from SWITCHBOARD_TWILIO_OAI, or from
-// shared/twilio-oai beside the repository; without them the test is skipped, saying so.
+// are the description's. It reads the parts of the descriptions it needs from testdata/ (see
+// TestTrimTwilioOpenAPI, and testdata/README.md for their origin and licence).
 func TestFieldsAgainstTwilioOpenAPI(t *testing.T) {
-	dir := os.Getenv("SWITCHBOARD_TWILIO_OAI")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "..", "shared", "twilio-oai")
-	}
 	specs := map[string]*oas{}
-	for _, api := range []string{"api_v2010", "messaging_v1", "trusthub_v1"} {
-		data, err := os.ReadFile(filepath.Join(dir, "twilio_"+api+".json"))
+	for _, api := range oasAPIs {
+		data, err := os.ReadFile(filepath.Join("testdata", "twilio_"+api+".json"))
 		if err != nil {
-			t.Skipf("Twilio's OpenAPI descriptions are not at %s (set SWITCHBOARD_TWILIO_OAI): %v", dir, err)
+			t.Fatal(err)
 		}
 		var o oas
 		if err := json.Unmarshal(data, &o); err != nil {
