@@ -115,7 +115,7 @@ func (s *Server) Serve(ctx context.Context, cfg ListenConfig, ready func(tlsAddr
 func (s *Server) httpServer(h http.Handler, maxHeader int) *http.Server {
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
-	return &http.Server{
+	srv := &http.Server{
 		Handler:           h,
 		Protocols:         protocols,
 		ReadHeaderTimeout: handshakeTimeout,
@@ -123,6 +123,9 @@ func (s *Server) httpServer(h http.Handler, maxHeader int) *http.Server {
 		MaxHeaderBytes:    maxHeader,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	// A shutdown ends the live streams of the embedded components, which would hold it otherwise.
+	srv.RegisterOnShutdown(s.components.endStreams)
+	return srv
 }
 
 // HTTPSGuard wraps the API for a plain-HTTP listener: only requests relayed by a trusted proxy

@@ -67,6 +67,9 @@ type Config struct {
 	// (messages by status, queue and webhook backlogs) serves metrics scrapes. Defaults to 10 s;
 	// negative reads them on every scrape.
 	OperatorMetricsTTL time.Duration
+	// Embed configures the embeddable components (see EmbedConfig); the zero value serves them
+	// with its defaults.
+	Embed EmbedConfig
 }
 
 // Server is the HTTP API: an Echo instance with Switchboard's middleware and handlers.
@@ -92,6 +95,8 @@ type Server struct {
 	console *consoleAPI
 	// idempotencyLease is Config.IdempotencyLease.
 	idempotencyLease time.Duration
+	// components serves the embeddable components (embed.go).
+	components *components
 
 	// routes maps "METHOD /echo/:path" to its OpenAPI operationId; public marks the routes
 	// that need no API key (security: [] in the spec).
@@ -198,6 +203,7 @@ func New(cfg Config) (*Server, error) {
 	if err := s.mountDocs(e); err != nil {
 		return nil, fmt.Errorf("server: API reference: %w", err)
 	}
+	s.registerEmbed(e, cfg.Embed, core.Inbox)
 	for name, h := range cfg.CarrierRoutes {
 		e.Any("/carriers/"+name+"/*", carrierRoute(name, h))
 	}
@@ -509,6 +515,7 @@ func (s *Server) FlushLogs() { s.apiLogs.flush() }
 
 // Close stops the background writers after writing what they hold.
 func (s *Server) Close(context.Context) error {
+	s.components.endStreams()
 	s.apiLogs.close()
 	return nil
 }

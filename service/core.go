@@ -83,6 +83,8 @@ type Core struct {
 	Console  *Console
 	Operator *Operator
 	Usage    *Usage
+	// Inbox serves the embedded components: their users' inboxes, read state and live changes.
+	Inbox *Inbox
 	// Workers are the job handlers of every service and carrier.
 	Workers *river.Workers
 
@@ -154,6 +156,10 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		return nil, err
 	}
 	c.Reports.voice = c.Voice
+	if c.Inbox, err = NewInbox(InboxConfig{Store: cfg.Store, Tokens: c.Tokens, Messages: c.Messages, Voice: c.Voice,
+		Logger: cfg.Logger}); err != nil {
+		return nil, err
+	}
 	if c.Webhooks, err = NewWebhooks(WebhooksConfig{Store: cfg.Store, AllowPrivate: cfg.WebhookAllowPrivate,
 		Timeout: cfg.WebhookTimeout, Client: cfg.WebhookClient, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 		return nil, err

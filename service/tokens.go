@@ -101,6 +101,9 @@ func (t *Tokens) Issue(ctx context.Context, userID, accountID string, seconds in
 // ErrTokenInvalid means a token is malformed, badly signed, expired, or its user was deleted.
 var ErrTokenInvalid = errors.New("service: invalid token")
 
+// ErrTokenExpired is the ErrTokenInvalid of a token that is valid but for its expiry.
+var ErrTokenExpired = errors.New("service: token expired")
+
 // Verify checks a token's signature, expiry and issuer, and that its user still exists.
 func (t *Tokens) Verify(ctx context.Context, raw string) (*Claims, error) {
 	keys, err := t.signingKeys(ctx)
@@ -118,6 +121,9 @@ func (t *Tokens) Verify(ctx context.Context, raw string) (*Claims, error) {
 		return nil, fmt.Errorf("unknown key id %q", kid)
 	}, jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}), jwt.WithIssuer(t.issuer),
 		jwt.WithTimeFunc(t.now), jwt.WithExpirationRequired())
+	if errors.Is(err, jwt.ErrTokenExpired) {
+		return nil, fmt.Errorf("%w: %w: %v", ErrTokenInvalid, ErrTokenExpired, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTokenInvalid, err)
 	}

@@ -16,6 +16,7 @@ import (
 // (NNNN_name.sql; NNNN is the version) and recorded in schema_migrations. One file is written
 // for both dialects with placeholders that ddl replaces: {{TS}} timestamp, {{SERIAL}}
 // auto-increment primary key, {{BLOB}} binary. Statements are separated by ";" at a line's end.
+// A statement whose first line is "-- dialect: postgres" (or sqlite) runs on that dialect only.
 // Never edit a released migration: add a file.
 //
 //go:embed migrations/*.sql
@@ -57,6 +58,14 @@ func (s *Store) ddl(sql string) string {
 		SQLite:   strings.NewReplacer("{{TS}}", "DATETIME", "{{SERIAL}}", "INTEGER PRIMARY KEY AUTOINCREMENT", "{{BLOB}}", "BLOB"),
 	}[s.dialect]
 	return r.Replace(sql)
+}
+
+// forDialect reports whether a migration statement runs on this store's dialect: all do, except
+// those whose first line is "-- dialect: NAME" for another one.
+func (s *Store) forDialect(stmt string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(stmt), "\n")
+	d, ok := strings.CutPrefix(strings.TrimSpace(first), "-- dialect:")
+	return !ok || Dialect(strings.TrimSpace(d)) == s.dialect
 }
 
 // AppliedMigration is one row of schema_migrations.
@@ -105,7 +114,7 @@ func (s *Store) Migrate(ctx context.Context) ([]AppliedMigration, error) {
 				continue
 			}
 			for _, stmt := range strings.Split(s.ddl(m.up), ";\n") {
-				if strings.TrimSpace(stmt) == "" {
+				if strings.TrimSpace(stmt) == "" || !s.forDialect(stmt) {
 					continue
 				}
 				if err := tx.Exec(stmt).Error; err != nil {
