@@ -1,0 +1,2 @@
+// Vite imports stylesheets for their side effects.
+declare module '*.css'
