@@ -4,7 +4,7 @@ GO ?= go
 PG_URL ?= postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable
 FUZZTIME ?= 30s
 
-.PHONY: all generate check-generate build run test test-sqlite test-postgres node-tools vet fmt-check lint lint-spec bench fuzz ci clean
+.PHONY: all generate check-generate web check-web build run test test-sqlite test-postgres node-tools vet fmt-check lint lint-spec bench fuzz ci clean
 
 all: build
 
@@ -17,6 +17,20 @@ check-generate: generate
 	@if [ -n "$$(git status --porcelain -- gen openapi.yaml)" ]; then \
 		git status --short -- gen openapi.yaml; \
 		echo "make generate changed gen/: commit the regenerated code"; exit 1; fi
+
+## web: rebuild the front end (web/dist, committed and embedded in the binary) from web/src with
+## the versions pinned in web/package-lock.json; needs Node and npm, which nothing else does
+web/node_modules/.package-lock.json: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+
+web: web/node_modules/.package-lock.json
+	cd web && npm run --silent build
+
+## check-web: fail when the committed web/dist is not what `make web` builds (CI)
+check-web: web
+	@if [ -n "$$(git status --porcelain -- web/dist)" ]; then \
+		git status --short -- web/dist; \
+		echo "make web changed web/dist: commit the rebuilt bundle"; exit 1; fi
 
 # What `switchboard version` prints: set at link time.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
@@ -62,12 +76,13 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## lint-spec: lint openapi.yaml with the pinned Redocly CLI
+## lint-spec: lint openapi.yaml, and the components' own API (web/embed-api.yaml), with the pinned
+## Redocly CLI
 node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 
 lint-spec: node_modules/.package-lock.json
-	npx --no-install redocly lint openapi.yaml
+	npx --no-install redocly lint openapi.yaml web/embed-api.yaml
 
 lint: vet fmt-check lint-spec
 
@@ -85,7 +100,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzHostileBodies$$' -fuzztime $(FUZZTIME) ./server/
 
 ## ci: what .ci/run runs
-ci: check-generate vet fmt-check lint-spec test
+ci: check-generate check-web vet fmt-check lint-spec test
 
 clean:
 	rm -rf bin

@@ -45,6 +45,11 @@ var scenarios = map[string]Scenario{
 		Duration: 20 * time.Second,
 		Run:      runWebhooks,
 	},
+	"embed": {
+		Doc:      "the embedded inbox's first render (page, script, styles, first page of conversations) over HTTP and in Chromium, for 100, 1,000 and 10,000 conversations, and the bundle's gzipped size",
+		Duration: time.Second,
+		Run:      runEmbed,
+	},
 	"smpp": {
 		Doc:      "single-part messages submitted through the SMPP adapter (window 10) to a fake SMSC on loopback: submissions/s and receipts/s",
 		Duration: 10 * time.Second,
