@@ -180,8 +180,23 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 	if rateLimit == 0 {
 		rateLimit = -1
 	}
+	var secret, projectID, consolePassword string
+	var demo *embedDemo
+	embed := server.EmbedConfig{}
+	if devKey {
+		if projectID, secret, err = a.localKey(ctx, st); err != nil {
+			return err
+		}
+		if consolePassword, err = a.devConsole(ctx, core, projectID); err != nil {
+			return err
+		}
+		if demo, err = prepareEmbedDemo(ctx, core, projectID, cfg.PublicURL); err != nil {
+			return fmt.Errorf("prepare the embedded components' demo: %w", err)
+		}
+		embed.Demo = &demo.EmbedDemo
+	}
 	api, err := server.New(server.Config{Core: core, Logger: log, RateLimit: rateLimit, RateBurst: cfg.RateBurst,
-		CarrierRoutes: carrierRoutes, Collectors: carrierCollectors(core)})
+		CarrierRoutes: carrierRoutes, Collectors: carrierCollectors(core), Embed: embed})
 	if err != nil {
 		return err
 	}
@@ -192,15 +207,6 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 		stop := serveMetrics(ls.metrics, api.Metrics(), log)
 		defer stop()
 	}
-	var secret, projectID, consolePassword string
-	if devKey {
-		if projectID, secret, err = a.localKey(ctx, st); err != nil {
-			return err
-		}
-		if consolePassword, err = a.devConsole(ctx, core, projectID); err != nil {
-			return err
-		}
-	}
 	err = api.Serve(ctx, server.ListenConfig{
 		Addr: cfg.Listen, CertFile: ls.certFile, KeyFile: ls.keyFile, Listener: ls.api,
 		PlainAddr: cfg.PlainListen, PlainListener: ls.plain, TrustedProxies: cfg.TrustedProxies,
@@ -210,6 +216,7 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 		if devKey {
 			printDevBanner(a.stdout, addr, ls.certFile, projectID, secret, filepath.Join(cfg.DataDir, devKeyFile))
 			printConsoleBanner(a.stdout, addr, consolePassword)
+			printDemoBanner(a.stdout, demo, cfg.PublicURL)
 		}
 	})
 	log.Info("shutting down", "reason", context.Cause(ctx))
