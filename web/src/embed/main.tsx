@@ -21,7 +21,11 @@ if (component === 'unread') document.documentElement.classList.add('sb-transpare
 
 function useAuth() {
   const [s, set] = useState(conn.state)
-  useEffect(() => conn.subscribe(() => set(conn.state)), [])
+  useEffect(() => {
+    // The token may have come between the first render and this effect: read the state again.
+    set(conn.state)
+    return conn.subscribe(() => set(conn.state))
+  }, [])
   return s
 }
 

@@ -183,6 +183,10 @@ export class State {
 /** Re-renders the calling component whenever the state changes. */
 export function useVersion(state: State): number {
   const [v, setV] = useState(0)
-  useEffect(() => state.subscribe(() => setV((n) => n + 1)), [state])
+  useEffect(() => {
+    const unsubscribe = state.subscribe(() => setV((n) => n + 1))
+    setV((n) => n + 1) // what changed before the subscription
+    return unsubscribe
+  }, [state])
   return v
 }
