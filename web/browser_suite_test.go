@@ -249,7 +249,7 @@ func frame(tab context.Context, component string) context.Context {
 			}
 		}
 		return false
-	}).WithTimeout(20 * time.Second).Should(BeTrue(), "no %s iframe", component)
+	}).WithTimeout(20*time.Second).Should(BeTrue(), "no %s iframe", component)
 	return ctx
 }
 
