@@ -17,13 +17,22 @@ export function initials(name: string): string {
 }
 
 export function Avatar({ name, seed, size = 36 }: { name: string; seed: string; size?: number }) {
+  const letters = initials(name)
   return (
     <span
       class="sb-avatar"
       aria-hidden="true"
       style={{ width: `${size}px`, height: `${size}px`, fontSize: `${Math.round(size * 0.38)}px`, background: palette[hash(seed) % palette.length] }}
     >
-      {initials(name)}
+      {letters === '#' ? (
+        // A number without a name: a person's outline rather than letters.
+        <svg width={Math.round(size * 0.5)} height={Math.round(size * 0.5)} viewBox="0 0 24 24" fill="currentColor" aria-hidden="true">
+          <circle cx="12" cy="8" r="4.2" />
+          <path d="M3.5 21c.7-4.4 4.2-7 8.5-7s7.8 2.6 8.5 7z" />
+        </svg>
+      ) : (
+        letters
+      )}
     </span>
   )
 }
