@@ -99,8 +99,8 @@ function mount(target: string | Element, opts: MountOptions): Handle {
         break
       case 'resize':
         if (height === 'auto') {
-          iframe.style.height = `${Math.ceil(msg.height)}px`
-          if (opts.component === 'unread') iframe.style.width = `${Math.ceil(msg.width)}px`
+          iframe.style.height = `${Math.max(1, Math.ceil(msg.height))}px`
+          if (opts.component === 'unread') iframe.style.width = `${Math.max(1, Math.ceil(msg.width))}px`
         }
         break
       case 'event':
@@ -123,9 +123,10 @@ function mount(target: string | Element, opts: MountOptions): Handle {
     iframe.style.display = 'block'
     iframe.style.colorScheme = 'normal'
     if (opts.component === 'unread') {
-      // Sized by the badge once it knows its count (nothing while there is none).
-      iframe.style.width = '0'
-      iframe.style.height = '0'
+      // Sized by the badge once it knows its count. Never 0×0 (1×1 and transparent while there is
+      // none): browsers stop running the updates of a cross-origin frame they deem hidden.
+      iframe.style.width = '1px'
+      iframe.style.height = '1px'
       iframe.style.display = 'inline-block'
       iframe.style.verticalAlign = 'middle'
       iframe.style.background = 'transparent'
