@@ -52,8 +52,8 @@ type apiConfig struct {
 
 // startAPI wires the API as `switchboard serve` does (service.NewCore with the simulated carrier,
 // job workers, server.New, Serve) over db on 127.0.0.1:0, with a self-signed certificate
-// generated into db.Dir and rate limiting disabled (the bench would otherwise measure the
-// limiter's 429s). The server logs warnings and errors to stderr only.
+// generated into db.Dir and rate limiting disabled, the components' too (the bench would otherwise
+// measure the limiters' 429s). The server logs warnings and errors to stderr only.
 func (b *Bench) startAPI(ctx context.Context, db *Database, cfg apiConfig) (*apiServer, error) {
 	certFile, keyFile, _, err := server.EnsureSelfSignedCert(filepath.Join(db.Dir, "tls"))
 	if err != nil {
@@ -79,7 +79,7 @@ func (b *Bench) startAPI(ctx context.Context, db *Database, cfg apiConfig) (*api
 	if err != nil {
 		return nil, err
 	}
-	api, err := server.New(server.Config{Core: core, Logger: log, RateLimit: -1})
+	api, err := server.New(server.Config{Core: core, Logger: log, RateLimit: -1, Embed: server.EmbedConfig{RateLimit: -1}})
 	if err != nil {
 		return nil, err
 	}
