@@ -38,6 +38,21 @@ const defaultPostgresURL = "postgres://postgres:postgres@127.0.0.1:5432/postgres
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The e2e scenario's load generator and webhook receiver are this binary run again as
+	// separate processes.
+	if len(os.Args) > 1 && (os.Args[1] == "load" || os.Args[1] == "sink") {
+		var err error
+		if os.Args[1] == "load" {
+			err = runLoad(os.Args[2:], os.Stdout, os.Stderr)
+		} else {
+			err = runSink(os.Args[2:], os.Stderr)
+		}
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return
@@ -73,6 +88,30 @@ type Options struct {
 	CPUProfile string
 	// JSON prints results as JSON lines on stdout; notes go to stderr.
 	JSON bool
+	// ConcurrencySet is true when -concurrency was given (the e2e scenario's own default is 64).
+	ConcurrencySet bool
+	// Pairs is how many alternating pairs (Switchboard on PostgreSQL, then Kannel) the e2e
+	// scenario runs. Defaults to 3.
+	Pairs int
+	// Binary is the switchboard binary the e2e scenario runs. Defaults to one built from
+	// ./cmd/switchboard.
+	Binary string
+	// Kannel is the Kannel peer's run.sh; "none" runs without it. Defaults to
+	// ../shared/peers/kannel/run.sh beside the checkout.
+	Kannel string
+	// Recipients is how many distinct recipients the e2e load rotates through; 0 sends every
+	// message to a new one, as the Kannel peer's kload does.
+	Recipients int
+	// ServerPprof, when set, is a path prefix: each e2e run takes a CPU profile of the server
+	// over the load window to <prefix>-<db>.pprof.
+	ServerPprof string
+	// QuietWait is how long each e2e run waits for a quiet machine (other work at most 15% of
+	// the CPU, as the Kannel peer's run.sh waits). Defaults to 5m.
+	QuietWait time.Duration
+	// PGStatements, when positive, prints that many of the e2e run's costliest statements from
+	// pg_stat_statements (which the PostgreSQL server must preload, with the extension in the
+	// -pg URL's database).
+	PGStatements int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -96,6 +135,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&phaseStr, "phase", "", "comma-separated phase keys to keep (api: get, post, baseline; webhooks: backlog, grouped, single, stalled); default all")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of each measured phase to `prefix`-<db>-<phase>.pprof")
 	fs.BoolVar(&o.JSON, "json", false, "print results as JSON lines")
+	fs.IntVar(&o.Pairs, "pairs", 3, "e2e: alternating pairs of runs (Switchboard on PostgreSQL, then Kannel); SQLite runs once")
+	fs.StringVar(&o.Binary, "binary", "", "e2e: the switchboard binary to run (default: built from ./cmd/switchboard)")
+	fs.StringVar(&o.Kannel, "kannel", "", "e2e: the Kannel peer's run.sh (default: ../shared/peers/kannel/run.sh beside the checkout; none: skip)")
+	fs.IntVar(&o.Recipients, "recipients", 0, "e2e: distinct recipients in rotation (0: a new one per message, as kload)")
+	fs.DurationVar(&o.QuietWait, "quiet-wait", 5*time.Minute, "e2e: how long each run waits for other work to fall to 15% of the CPU")
+	fs.IntVar(&o.PGStatements, "pg-statements", 0, "e2e: print this many of the costliest statements from pg_stat_statements")
+	fs.StringVar(&o.ServerPprof, "server-pprof", "", "e2e: write a CPU profile of the server over each load window to `prefix`-<db>.pprof")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/bench [flags]\n\nScenarios:\n")
 		for _, name := range scenarioNames() {
@@ -107,6 +153,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	fs.Visit(func(f *flag.Flag) { o.ConcurrencySet = o.ConcurrencySet || f.Name == "concurrency" })
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
@@ -116,10 +163,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	rep := newReporter(stdout, stderr, o.JSON)
-	rep.Note("client and server run in one process on this machine (GOMAXPROCS=%d, %d CPUs): the load generator takes part of the CPU the server would otherwise have",
-		runtime.GOMAXPROCS(0), runtime.NumCPU())
-	rep.Note("concurrency %d, keep-alive HTTP/1.1 over TLS, warm-up %s per phase (not counted), timeout %s per request; only 2xx count as requests",
-		o.Concurrency, o.Warmup, o.Timeout)
+	if !slices.Equal(o.Scenarios, []string{"e2e"}) {
+		rep.Note("client and server run in one process on this machine (GOMAXPROCS=%d, %d CPUs): the load generator takes part of the CPU the server would otherwise have",
+			runtime.GOMAXPROCS(0), runtime.NumCPU())
+		rep.Note("concurrency %d, keep-alive HTTP/1.1 over TLS, warm-up %s per phase (not counted), timeout %s per request; only 2xx count as requests",
+			o.Concurrency, o.Warmup, o.Timeout)
+	}
 	b := &Bench{opts: o, rep: rep}
 	for _, name := range o.Scenarios {
 		sc := scenarios[name]

@@ -50,6 +50,11 @@ var scenarios = map[string]Scenario{
 		Duration: time.Second,
 		Run:      runEmbed,
 	},
+	"e2e": {
+		Doc:      "the real binary on PostgreSQL (alternating with the Kannel peer's run.sh) and once on SQLite, driven over HTTPS by a separate load process at c=64: accepted/s, p99, signed webhooks/s at a local receiver, CPU per message, ratios to Kannel",
+		Duration: e2eDuration,
+		Run:      runE2E,
+	},
 	"smpp": {
 		Doc:      "single-part messages submitted through the SMPP adapter (window 10) to a fake SMSC on loopback: submissions/s and receipts/s",
 		Duration: 10 * time.Second,

@@ -116,19 +116,10 @@ func (b *Bench) startSending(ctx context.Context, db *Database) (*apiServer, str
 		s.Close()
 		return nil, "", "", fmt.Errorf("create account: %w", err)
 	}
-	st := db.Store.DB().WithContext(ctx)
-	now := time.Now().UTC()
-	cid, nid, number := store.NewID(store.PrefixCampaign), store.NewID(store.PrefixPhoneNumber), "+19995550100"
-	if err := st.Exec(`INSERT INTO campaigns (id, project_id, account_id, carrier, status, params, created_at, updated_at)
-		VALUES (?, ?, ?, 'sim', 'active', '{}', ?, ?)`, cid, s.ProjectID, acct.ID, now, now).Error; err != nil {
+	number, err := insertSender(ctx, db.Store, s.ProjectID, acct.ID)
+	if err != nil {
 		s.Close()
-		return nil, "", "", fmt.Errorf("bench campaign: %w", err)
-	}
-	if err := st.Exec(`INSERT INTO phone_numbers (id, project_id, account_id, number, type, country, name, metadata, carrier,
-		campaign_id, attachment_status, created_at, updated_at) VALUES (?, ?, ?, ?, 'local', 'US', 'Bench', '{}', 'sim', ?, 'attached', ?, ?)`,
-		nid, s.ProjectID, acct.ID, number, cid, now, now).Error; err != nil {
-		s.Close()
-		return nil, "", "", fmt.Errorf("bench number: %w", err)
+		return nil, "", "", err
 	}
 	return s, acct.ID, number, nil
 }

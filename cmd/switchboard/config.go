@@ -35,6 +35,9 @@ type Config struct {
 	// MetricsListen is the Prometheus metrics listener's address (plain HTTP, GET /metrics).
 	// Defaults to none: metrics are never served on the API's port.
 	MetricsListen string
+	// Pprof also serves Go's runtime profiles (net/http/pprof, /debug/pprof/) on the metrics
+	// listener, for profiling an instance. Defaults to false.
+	Pprof bool
 	// PlainListen is an optional plain-HTTP listener that refuses requests with https_required
 	// unless they come from a trusted proxy. Defaults to none.
 	PlainListen string
@@ -138,6 +141,8 @@ func newSettings(c *Config) settings {
 
 		{name: "listen", def: "127.0.0.1:8443", scope: scopeServe, value: str(&c.Listen),
 			usage: "TLS listener's host:port"},
+		{name: "pprof", def: "false", scope: scopeServe, value: boolean(&c.Pprof),
+			usage: "also serve Go's runtime profiles (/debug/pprof/) on the metrics listener"},
 		{name: "plain-listen", scope: scopeServe, value: str(&c.PlainListen),
 			usage: "optional plain-HTTP listener's host:port (answers 403 https_required except to trusted proxies)"},
 		{name: "metrics-listen", scope: scopeServe, value: str(&c.MetricsListen),

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"slices"
@@ -204,7 +205,7 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 	metricsAddr := ""
 	if ls.metrics != nil {
 		metricsAddr = ls.metrics.Addr().String()
-		stop := serveMetrics(ls.metrics, api.Metrics(), log)
+		stop := serveMetrics(ls.metrics, api.Metrics(), cfg.Pprof, log)
 		defer stop()
 	}
 	err = api.Serve(ctx, server.ListenConfig{
@@ -223,10 +224,16 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 	return err
 }
 
-// serveMetrics serves GET /metrics on its own listener until the returned function is called.
-func serveMetrics(ln net.Listener, metrics http.Handler, log *slog.Logger) (stop func()) {
+// serveMetrics serves GET /metrics on its own listener until the returned function is called,
+// and Go's runtime profiles under /debug/pprof/ when profiles is set.
+func serveMetrics(ln net.Listener, metrics http.Handler, profiles bool, log *slog.Logger) (stop func()) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
+	if profiles {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// procCPU samples the CPU time of named processes from /proc, as the Kannel peer's run.sh does for
+// its daemons: each process's user+system ticks (all threads), and the machine's busy ticks, so
+// that what nobody named used is "other".
+type procCPU struct {
+	// pids maps a role ("server", "load", "sink") to its process.
+	pids map[string]int
+	// pgDatabase, when set, adds the PostgreSQL processes that work for that database: its
+	// backends and autovacuum workers, and the server's shared processes (postmaster, WAL writer,
+	// checkpointer, background writer, launchers). Backends of other databases are left out.
+	pgDatabase string
+}
+
+// cpuSnapshot is one sample: ticks per process, the role of each, and the machine's busy ticks.
+type cpuSnapshot struct {
+	at    time.Time
+	ticks map[int]uint64
+	role  map[int]string
+	busy  uint64
+}
+
+func (p *procCPU) sample() cpuSnapshot {
+	s := cpuSnapshot{at: time.Now(), ticks: map[int]uint64{}, role: map[int]string{}}
+	s.busy = machineBusyTicks()
+	for role, pid := range p.pids {
+		if t, _ := procTicks(fmt.Sprintf("/proc/%d/stat", pid)); t > 0 {
+			s.ticks[pid], s.role[pid] = t, role
+		}
+	}
+	if p.pgDatabase == "" {
+		return s
+	}
+	matches, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, m := range matches {
+		t, comm := procTicks(m)
+		if comm != "postgres" {
+			continue
+		}
+		dir := filepath.Dir(m)
+		pid, _ := strconv.Atoi(filepath.Base(dir))
+		cmd, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if pgProcessOf(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})), p.pgDatabase) {
+			s.ticks[pid], s.role[pid] = t, "postgres"
+		}
+	}
+	return s
+}
+
+// pgProcessOf reports whether a PostgreSQL process, by its command line, works for database db:
+// a backend or autovacuum worker of db, or one of the server's shared processes.
+func pgProcessOf(cmdline, db string) bool {
+	if strings.Contains(cmdline, " "+db+" ") || strings.HasSuffix(strings.TrimSpace(cmdline), " "+db) {
+		return true
+	}
+	// Client backends show "user db host(port) state"; autovacuum workers name their database.
+	return !strings.Contains(cmdline, "(") && !strings.Contains(cmdline, "[local]") && !strings.Contains(cmdline, "autovacuum worker")
+}
+
+// cpuSeconds is what each role used between two samples, in CPU seconds, with "other" the rest
+// of the machine's busy time and "wall" the seconds between the samples. A process that started
+// after a counts from zero; one that ended before b is lost (the pool's connections live on).
+func cpuSeconds(a, b cpuSnapshot) map[string]float64 {
+	hz := 100.0 // USER_HZ on Linux
+	out := map[string]float64{}
+	var named uint64
+	for pid, t := range b.ticks {
+		d := t - min(t, a.ticks[pid])
+		out[b.role[pid]] += float64(d) / hz
+		named += d
+	}
+	busy := sub(b.busy, a.busy)
+	out["other"] = max(0, float64(busy)-float64(named)) / hz
+	out["wall"] = b.at.Sub(a.at).Seconds()
+	return out
+}
+
+// machineBusyTicks is the machine's busy time (all cores) from /proc/stat.
+func machineBusyTicks() uint64 {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := bytes.Cut(stat, []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0
+	}
+	var v [8]uint64
+	for i := range v {
+		v[i], _ = strconv.ParseUint(f[i+1], 10, 64)
+	}
+	return v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+}
+
+// machineTicks is the machine's busy and total time (all cores) from /proc/stat.
+func machineTicks() (busy, total uint64) {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := bytes.Cut(stat, []byte("\n"))
+	f := strings.Fields(string(line))
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, 0
+	}
+	for i := 1; i <= 8; i++ {
+		v, _ := strconv.ParseUint(f[i], 10, 64)
+		total += v
+		if i != 4 && i != 5 { // idle, iowait
+			busy += v
+		}
+	}
+	return busy, total
+}
+
+// waitQuiet waits, as the Kannel peer's run.sh does before each run, until the machine's other
+// work uses at most maxBusy percent of all cores over a 2 s sample, for at most wait; it returns
+// the last sample's percentage and whether it was quiet.
+func waitQuiet(maxBusy int, wait time.Duration, progress func(string, ...any)) (int, bool) {
+	deadline := time.Now().Add(wait)
+	for {
+		b1, t1 := machineTicks()
+		time.Sleep(2 * time.Second)
+		b2, t2 := machineTicks()
+		busy := int(100 * sub(b2, b1) / (sub(t2, t1) + 1))
+		if busy <= maxBusy {
+			return busy, true
+		}
+		if time.Now().After(deadline) {
+			progress("WARNING: the machine is still %d%% busy with other work; running anyway", busy)
+			return busy, false
+		}
+		progress("the machine is %d%% busy with other processes; waiting", busy)
+		time.Sleep(8 * time.Second)
+	}
+}
+
+// selfCPUSeconds is this process's user+system time.
+func selfCPUSeconds() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
