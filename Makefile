@@ -82,7 +82,7 @@ node_modules/.package-lock.json: package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 
 lint-spec: node_modules/.package-lock.json
-	npx --no-install redocly lint openapi.yaml web/embed-api.yaml
+	npx --no-install redocly lint openapi.yaml web/embed-api.yaml web/console-api.yaml
 
 lint: vet fmt-check lint-spec
 

@@ -1,18 +1,18 @@
 package server
 
 import (
-	"github.com/labstack/echo/v4"
+	"net/http"
 
-	"github.com/switchboard/switchboard/service"
+	"github.com/labstack/echo/v4"
 )
 
-// mountConsolePages serves the console's pages. They are not built yet: the front-end project
-// that will hold them does not exist in this tree, so the console answers 501 not_implemented.
+// mountConsolePages serves the console's page, console.html of the built front end (web/dist),
+// at /console/ and every path under it but the API: the page routes itself, so a reload or a
+// shared link opens the same view. Its scripts and styles are the front end's shared assets
+// under /ui/assets/.
 func (s *Server) mountConsolePages(e *echo.Echo) {
-	e.GET(ConsolePath, s.consolePagesMissing, consoleHeaders)
-	e.GET(ConsolePath+"/*", s.consolePagesMissing, consoleHeaders)
-}
-
-func (s *Server) consolePagesMissing(echo.Context) error {
-	return &service.Error{Type: service.TypeNotImplemented, Message: "The console's pages are not built in this release; its API is under /console/api."}
+	e.GET(ConsolePath, func(c echo.Context) error { return c.Redirect(http.StatusFound, ConsolePath+"/") }, consoleHeaders)
+	page := func(c echo.Context) error { return s.components.file(c, "console.html") }
+	e.GET(ConsolePath+"/", page, consoleHeaders)
+	e.GET(ConsolePath+"/*", page, consoleHeaders)
 }

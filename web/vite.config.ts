@@ -15,7 +15,7 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     sourcemap: false,
     rollupOptions: {
-      input: { embed: 'embed.html', demo: 'demo.html' },
+      input: { embed: 'embed.html', demo: 'demo.html', console: 'console.html' },
     },
   },
 })
