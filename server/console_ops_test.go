@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"time"
@@ -432,5 +433,29 @@ var _ = Describe("Console bridge to the public API", func() {
 		Expect(c.get(prj("/accounts/" + other.account + "/review"))).To(HaveError(http.StatusNotFound, "not_found"))
 		Expect(c.post(prj("/sim/verdicts"), map[string]any{"id": "cpn_x", "verdict": "maybe"})).To(HaveFieldError("verdict"))
 		Expect(c.post(prj("/sim/verdicts"), map[string]any{"id": "acct_x", "verdict": "approve"})).To(HaveFieldError("id"))
+	})
+})
+
+var _ = Describe("Console pages", func() {
+	It("serves the console's page at every path under /console/, never framed, with a strict CSP", func() {
+		c := newConsoleClient()
+		for _, path := range []string{"/console/", "/console/p/prj_x/keys", "/console/settings"} {
+			req := httptest.NewRequest(http.MethodGet, "https://switchboard.test"+path, nil)
+			rec := httptest.NewRecorder()
+			c.api.ServeHTTP(rec, req)
+			Expect(rec.Code).To(Equal(http.StatusOK), path)
+			Expect(rec.Header().Get("Content-Type")).To(HavePrefix("text/html"))
+			Expect(rec.Body.String()).To(ContainSubstring(`<div id="app"></div>`))
+			csp := rec.Header().Get("Content-Security-Policy")
+			Expect(csp).To(SatisfyAll(ContainSubstring("frame-ancestors 'none'"), ContainSubstring("script-src 'self'"),
+				Not(ContainSubstring("unsafe-inline")), Not(ContainSubstring("unsafe-eval"))))
+			Expect(rec.Header().Get("X-Frame-Options")).To(Equal("DENY"))
+		}
+		req := httptest.NewRequest(http.MethodGet, "https://switchboard.test/console", nil)
+		rec := httptest.NewRecorder()
+		c.api.ServeHTTP(rec, req)
+		Expect(rec.Code).To(Equal(http.StatusFound))
+		Expect(rec.Header().Get("Location")).To(Equal("/console/"))
+		Expect(c.get("/nothing")).To(HaveError(http.StatusNotFound, "not_found"), "the API's unknown routes are errors, not the page")
 	})
 })
