@@ -520,7 +520,8 @@ function Conversations({ project, account }: ProjectProps & { account: string })
         <div class="cx-thread">
           {conv && (
             <div class="cx-thread-head">
-              <span class="cx-strong">{nameOf(conv.contact)}</span> <span class="cx-faint">{formatPhone(conv.contact.phone_number)}</span>
+              <span class="cx-strong">{nameOf(conv.contact)}</span>
+              {nameOf(conv.contact) !== formatPhone(conv.contact.phone_number) && <span class="cx-faint">{formatPhone(conv.contact.phone_number)}</span>}
               <Badge tone="muted">read-only</Badge>
             </div>
           )}
