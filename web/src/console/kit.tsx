@@ -123,7 +123,13 @@ export function Modal({ title, onClose, children, footer }: { title: string; onC
   useEffect(() => {
     const key = (e: KeyboardEvent) => e.key === 'Escape' && onClose()
     window.addEventListener('keydown', key)
-    ref.current?.querySelector<HTMLElement>('input, select, textarea, button')?.focus()
+    // The first field of the body (not the header's close button), unless the user is already
+    // typing in the dialog: this effect can run after the first keystroke.
+    const dialog = ref.current
+    if (dialog && !dialog.contains(document.activeElement)) {
+      const first = dialog.querySelector<HTMLElement>('.cx-modal-body :is(input, select, textarea)') || dialog.querySelector<HTMLElement>('.cx-modal-footer button, button')
+      first?.focus()
+    }
     return () => window.removeEventListener('keydown', key)
   }, [])
   return (
