@@ -83,6 +83,15 @@ var _ = Describe("Inbound messages", func() {
 		Expect(list).To(HaveLen(3))
 	})
 
+	It("stores a carrier's text that PostgreSQL cannot hold (NUL, invalid UTF-8) with replacement characters", func() {
+		handset := newHandset()
+		Expect(core.Reports.Report(context.Background(), carriers.Report{Carrier: sim.Name, Inbound: &carriers.InboundMessage{
+			CarrierID: "bad-bytes-" + handset, From: handset, To: number, Body: "ok\x00then \xff\xfe end", At: time.Now()}})).To(Succeed())
+		msgs := inbox()
+		Expect(msgs).To(HaveLen(1))
+		Expect(msgs[0]).To(HaveKeyWithValue("body", "ok\uFFFDthen \uFFFD end"))
+	})
+
 	It("drops a message to a number nobody holds without an error", func() {
 		Expect(core.Reports.Report(context.Background(), carriers.Report{Carrier: sim.Name, Inbound: &carriers.InboundMessage{
 			CarrierID: "x1", From: "+14155550301", To: newNumber(), Body: "hello?"}})).To(Succeed())

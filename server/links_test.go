@@ -76,6 +76,19 @@ var _ = Describe("Link shortening", func() {
 		))
 	})
 
+	It("answers HEAD /l/{code} with the same redirect without recording a visit (link previewers send HEAD)", func() {
+		code := t.shortenedLink(acct, from, "https://acme.example/preview")
+		anonymous := t.withKey("")
+		r := anonymous.request(http.MethodHead, "/l/"+code, nil)
+		Expect(r).To(HaveStatus(http.StatusFound), r.String())
+		Expect(r.Header.Get("Location")).To(Equal("https://acme.example/preview"))
+		Expect(anonymous.request(http.MethodHead, "/l/nosuchcode00", nil)).To(HaveStatus(http.StatusNotFound))
+		Consistently(func() []map[string]any { return t.events("link.followed") }, "300ms").Should(BeEmpty())
+
+		Expect(anonymous.get("/l/" + code)).To(HaveStatus(http.StatusFound))
+		Eventually(func() []map[string]any { return t.events("link.followed") }).Should(HaveLen(1), "a GET is a visit")
+	})
+
 	It("shortens the links of a send with settings.link_shortening, counts segments on the short body, and hands the short body to the carrier", func() {
 		long := "https://acme.example/" + strings.Repeat("x", 150)
 		to := newHandset()

@@ -51,6 +51,21 @@ func newSendingAccount() (t *tenant, acct, numberID, number string) {
 	return t, acct, numberID, number
 }
 
+// fixtureCampaign and fixtureTollFree are the registration details of the campaigns addNumber
+// writes, complete as the API would have taken them, so that listing them answers what the
+// contract describes.
+var (
+	fixtureCampaign = store.CampaignParams{UseCases: []string{"account_notification"},
+		Description: "Appointment reminders for Acme Dental patients.", ConsentFlow: "Patients opt in on the booking form.",
+		MessageSamples: []string{"Acme Dental: your cleaning is tomorrow at 9am. Reply STOP to opt out.",
+			"Acme Dental: your appointment is confirmed. Reply STOP to opt out."},
+		Includes: []string{}, Volume: "low"}
+	fixtureTollFree = store.TollFreeParams{UseCases: []string{"account_notification"},
+		Description:    "Appointment reminders for Acme Dental patients.",
+		MessageSamples: []string{"Acme Dental: your cleaning is tomorrow at 9am. Reply STOP to opt out."}, Includes: []string{},
+		PrivacyPolicyURL: "https://acme.example/privacy", TermsAndConditionsURL: "https://acme.example/terms"}
+)
+
 // addNumber gives an account a number directly in the store (the phone-number API is another
 // release's) and returns its id and number.
 func (t *tenant) addNumber(account string, setup numberSetup) (id, number string) {
@@ -68,7 +83,7 @@ func (t *tenant) addNumber(account string, setup numberSetup) (id, number string
 	if setup.Campaign != "" {
 		cid := store.NewID(store.PrefixCampaign)
 		ExpectWithOffset(1, db.Exec(`INSERT INTO campaigns (id, project_id, account_id, carrier, status, params, created_at, updated_at)
-			VALUES (?, ?, ?, 'sim', ?, '{}', ?, ?)`, cid, t.ProjectID, account, setup.Campaign, now, now).Error).To(Succeed())
+			VALUES (?, ?, ?, 'sim', ?, ?, ?, ?)`, cid, t.ProjectID, account, setup.Campaign, fixtureCampaign, now, now).Error).To(Succeed())
 		campaignID, attachment = cid, store.AttachmentPending
 		if setup.Attached {
 			attachment = store.AttachmentDone
@@ -79,8 +94,8 @@ func (t *tenant) addNumber(account string, setup numberSetup) (id, number string
 		id, t.ProjectID, account, number, setup.Type, campaignID, attachment, now, now).Error).To(Succeed())
 	if setup.TollFree != "" {
 		ExpectWithOffset(1, db.Exec(`INSERT INTO toll_free_campaigns (id, project_id, account_id, phone_number_id, carrier, status,
-			params, created_at, updated_at) VALUES (?, ?, ?, ?, 'sim', ?, '{}', ?, ?)`,
-			store.NewID(store.PrefixTollFreeCampaign), t.ProjectID, account, id, setup.TollFree, now, now).Error).To(Succeed())
+			params, created_at, updated_at) VALUES (?, ?, ?, ?, 'sim', ?, ?, ?, ?)`,
+			store.NewID(store.PrefixTollFreeCampaign), t.ProjectID, account, id, setup.TollFree, fixtureTollFree, now, now).Error).To(Succeed())
 	}
 	return id, number
 }

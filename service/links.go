@@ -114,6 +114,19 @@ type linkFollowedMessage struct {
 	Metadata       store.Metadata `json:"metadata"`
 }
 
+// LinkTarget is where a short link leads, without recording a visit (for HEAD, which must not
+// change anything). An unknown code, or one of a message never stored, is not found.
+func LinkTarget(ctx context.Context, st *store.Store, code string) (string, error) {
+	l, err := st.GetLink(ctx, code)
+	if err != nil {
+		return "", err
+	}
+	if _, err := st.GetLinkMessage(ctx, l.MessageID); err != nil {
+		return "", err
+	}
+	return l.URL, nil
+}
+
 // FollowLink records a visit of the short link with this code and, in the same transaction,
 // emits link.followed; it returns the original URL to redirect to. An unknown code is
 // store.ErrNotFound.

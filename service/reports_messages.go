@@ -107,8 +107,10 @@ func (m *Messages) receive(ctx context.Context, carrier string, in *carriers.Inb
 		log.Warn("inbound message to a number of no account: dropped", "to", to)
 		return nil
 	}
-	// PostgreSQL text cannot hold NUL; a handset's stray one becomes the replacement character.
-	in.Body = strings.ReplaceAll(in.Body, "\x00", "\uFFFD")
+	// PostgreSQL text holds neither NUL nor invalid UTF-8 (a carrier's form or PDU may carry
+	// either): each NUL, and each run of invalid bytes, becomes the replacement character. A
+	// handset's message is kept, not refused as an API request would be.
+	in.Body = strings.ToValidUTF8(strings.ReplaceAll(in.Body, "\x00", "\uFFFD"), "\uFFFD")
 	at := in.At.UTC().Truncate(time.Microsecond)
 	if in.At.IsZero() {
 		at = m.now()

@@ -49,6 +49,11 @@ func (s *Store) ClickLink(ctx context.Context, code string, at time.Time) (*Link
 	if res.RowsAffected == 0 {
 		return nil, fmt.Errorf("click link: %w", ErrNotFound)
 	}
+	return s.GetLink(ctx, code)
+}
+
+// GetLink returns the link of a code without recording a visit.
+func (s *Store) GetLink(ctx context.Context, code string) (*Link, error) {
 	var l Link
 	if err := s.q(ctx).Where("code = ?", code).Take(&l).Error; err != nil {
 		return nil, translate(err, "get link")
