@@ -604,6 +604,7 @@ func (c *cli) serve(args ...string) *servedAPI {
 		for _, line := range strings.Split(s.stderr.String(), "\n") {
 			if strings.Contains(line, `"switchboard is serving"`) {
 				g.Expect(json.Unmarshal([]byte(line), &ready)).To(Succeed())
+				g.Expect(ready.HTTPS).NotTo(BeEmpty(), "the serving line names the HTTPS listener: %s", line)
 				return
 			}
 		}
