@@ -73,8 +73,12 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	api = newAPI(server.Config{RateLimit: -1})
 })
 
-// contract validates every response of every server the suite builds against openapi.yaml.
-var contract = contracttest.MustNew()
+// contract validates every response of every server the suite builds against openapi.yaml, and
+// consoleContract every answer of the console's API against web/console-api.yaml.
+var (
+	contract        = contracttest.MustNew()
+	consoleContract = contracttest.MustNewConsole()
+)
 
 // newAPI builds a server over the suite's store and clock; cfg supplies anything else. Every
 // response it writes is checked against the contract.
@@ -86,7 +90,7 @@ func newAPI(cfg server.Config) *server.Server {
 		cfg.Now = clock.Now
 	}
 	cfg.Logger = testLogger()
-	cfg.Middleware = append([]echo.MiddlewareFunc{contract.FailSpecs()}, cfg.Middleware...)
+	cfg.Middleware = append([]echo.MiddlewareFunc{contract.FailSpecs(), consoleContract.FailSpecs()}, cfg.Middleware...)
 	s, err := server.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func(ctx context.Context) { Expect(s.Close(ctx)).To(Succeed()) })

@@ -1,8 +1,10 @@
-// Package contracttest checks the API's responses against openapi.yaml, for the test suites: an
-// Echo middleware that validates every response a server under test writes, and Check for a
-// response read on the client side. A handler that answers something the contract does not
-// describe (an undeclared status, a field of the wrong type, a missing required field or
-// header, a body that is not the error envelope) fails the spec that made the request.
+// Package contracttest checks the API's responses against their descriptions, for the test
+// suites: an Echo middleware that validates every response a server under test writes, and Check
+// for a response read on the client side. New checks the public API against openapi.yaml;
+// NewConsole checks the console's API against web/console-api.yaml. A handler that answers
+// something its description does not describe (an undeclared status, a field of the wrong type, a
+// missing required field or header, a body that is not the error envelope) fails the spec that
+// made the request.
 //
 // It is test code that lives outside _test files only so that several suites can share it; the
 // server never uses it.
@@ -15,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -24,20 +28,25 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/switchboard/switchboard/gen"
+	"github.com/switchboard/switchboard/web"
 )
 
-// outside are the path prefixes the server serves outside the contract: signed file URLs,
+// outside are the path prefixes the server serves outside the public contract: signed file URLs,
 // carrier callbacks, the API reference, the operator console and the embedded components (each
-// with its own API, documented apart: the console's calls of public operations are requests of
-// their own, checked like any other; the components' API is web/embed-api.yaml) and their assets.
-// Their responses are not checked.
+// with its own API, documented apart: the console's, web/console-api.yaml, is checked by
+// NewConsole, and its calls of public operations are requests of their own, checked like any
+// other; the components' API is web/embed-api.yaml) and their assets. New does not check them.
 var outside = []string{"/files/", "/carriers/", "/docs", "/console", "/embed/", "/ui/"}
 
-// Checker validates responses against the contract.
+// Checker validates responses against one API description.
 type Checker struct {
+	name   string
 	spec   *openapi3.T
 	paths  []specPath
 	errors *openapi3.Schema
+	// scope returns the path of a request within the description, or false for a request the
+	// description does not cover.
+	scope func(urlPath string) (string, bool)
 }
 
 // specPath is one path of the contract, split into segments; a segment in braces is a parameter.
@@ -47,27 +56,87 @@ type specPath struct {
 	item     *openapi3.PathItem
 }
 
-// New loads the contract embedded in gen.
+func newChecker(name string, spec *openapi3.T, errors *openapi3.Schema, scope func(string) (string, bool)) *Checker {
+	c := &Checker{name: name, spec: spec, errors: errors, scope: scope}
+	for path, item := range spec.Paths.Map() {
+		c.paths = append(c.paths, specPath{path: path, segments: strings.Split(strings.Trim(path, "/"), "/"), item: item})
+	}
+	return c
+}
+
+// New loads the public contract embedded in gen. Its checker passes the responses of the routes
+// outside it (see outside).
 func New() (*Checker, error) {
 	spec, err := gen.GetSwagger()
 	if err != nil {
 		return nil, fmt.Errorf("contracttest: load the contract: %w", err)
 	}
-	c := &Checker{spec: spec}
-	for path, item := range spec.Paths.Map() {
-		c.paths = append(c.paths, specPath{path: path, segments: strings.Split(strings.Trim(path, "/"), "/"), item: item})
-	}
 	ref := spec.Components.Schemas["ErrorResponse"]
 	if ref == nil || ref.Value == nil {
 		return nil, errors.New("contracttest: the contract has no ErrorResponse schema")
 	}
-	c.errors = ref.Value
-	return c, nil
+	return newChecker("openapi.yaml", spec, ref.Value, func(p string) (string, bool) {
+		for _, prefix := range outside {
+			if strings.HasPrefix(p, prefix) {
+				return "", false
+			}
+		}
+		return p, true
+	}), nil
+}
+
+// ConsoleBase is where the console API's paths are served (its description's server URL).
+const ConsoleBase = "/console/api"
+
+// NewConsole loads the console API's description, web/console-api.yaml (its references to the
+// components' description, web/embed-api.yaml, resolved). Its checker covers the requests under
+// ConsoleBase but those of the bridge to the public API (/projects/{id}/api/…): their answers
+// are the public operations', which New's checker validates as the bridge makes them.
+func NewConsole() (*Checker, error) {
+	loader := openapi3.NewLoader()
+	files := map[string][]byte{"console-api.yaml": web.ConsoleAPI, "embed-api.yaml": web.EmbedAPI}
+	loader.ReadFromURIFunc = func(_ *openapi3.Loader, u *url.URL) ([]byte, error) {
+		if b, ok := files[path.Base(u.Path)]; ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("contracttest: %s is not a description this package knows", u)
+	}
+	spec, err := loader.LoadFromDataWithPath(web.ConsoleAPI, &url.URL{Path: "console-api.yaml"})
+	if err != nil {
+		return nil, fmt.Errorf("contracttest: load web/console-api.yaml: %w", err)
+	}
+	if err := spec.Validate(loader.Context); err != nil {
+		return nil, fmt.Errorf("contracttest: web/console-api.yaml is not valid: %w", err)
+	}
+	ref := spec.Components.Responses["Error"]
+	if ref == nil || ref.Value == nil || ref.Value.Content.Get(echo.MIMEApplicationJSON) == nil {
+		return nil, errors.New("contracttest: web/console-api.yaml has no Error response")
+	}
+	envelope := ref.Value.Content.Get(echo.MIMEApplicationJSON).Schema.Value
+	return newChecker("web/console-api.yaml", spec, envelope, func(p string) (string, bool) {
+		rest, ok := strings.CutPrefix(p, ConsoleBase)
+		if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
+			return "", false
+		}
+		if segs := strings.Split(strings.Trim(rest, "/"), "/"); len(segs) >= 3 && segs[0] == "projects" && segs[2] == "api" {
+			return "", false // the bridge
+		}
+		return rest, true
+	}), nil
 }
 
 // MustNew is New for suites: it panics when the contract does not load.
 func MustNew() *Checker {
 	c, err := New()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// MustNewConsole is NewConsole for suites: it panics when the description does not load.
+func MustNewConsole() *Checker {
+	c, err := NewConsole()
 	if err != nil {
 		panic(err)
 	}
@@ -107,22 +176,20 @@ func (c *Checker) match(urlPath string) *specPath {
 	return best
 }
 
-// Check validates one response to req against the contract. Responses of routes outside the
-// contract (signed files, carrier callbacks) pass; responses of routes and methods the contract
-// does not have must be an error envelope.
+// Check validates one response to req against the description. Responses of routes outside it
+// (see New and NewConsole) pass; responses of routes and methods it does not have must be an
+// error envelope.
 func (c *Checker) Check(req *http.Request, status int, header http.Header, body []byte) error {
-	path := req.URL.Path
-	for _, prefix := range outside {
-		if strings.HasPrefix(path, prefix) {
-			return nil
-		}
+	path, ok := c.scope(req.URL.Path)
+	if !ok {
+		return nil
 	}
 	describe := func(err error) error {
 		b := body
 		if len(b) > 2000 {
 			b = append(b[:2000:2000], "…"...)
 		}
-		return fmt.Errorf("the response to %s %s breaks openapi.yaml: %d %s\n%w", req.Method, req.URL.RequestURI(), status, b, err)
+		return fmt.Errorf("the response to %s %s breaks %s: %d %s\n%w", req.Method, req.URL.RequestURI(), c.name, status, b, err)
 	}
 	p := c.match(path)
 	var op *openapi3.Operation
