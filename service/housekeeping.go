@@ -68,7 +68,7 @@ func (w *retentionWorker) Work(ctx context.Context, _ *river.Job[retentionArgs])
 	n, err := w.store.Prune(ctx, w.retention, w.now(), store.PruneLimits{})
 	if n != (store.Pruned{}) {
 		w.log.Info("pruned records past their retention", "api_logs", n.APILogs, "webhook_deliveries", n.WebhookDeliveries,
-			"events", n.Events)
+			"events", n.Events, "console_sessions", n.ConsoleSessions)
 	}
 	return err
 }

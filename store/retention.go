@@ -18,9 +18,13 @@ type Retention struct {
 	Events time.Duration
 }
 
+// EndedSessionsKept is how long a console session stays in the database after it ended (expired
+// or revoked): nothing reads it then, so Prune deletes it whatever the retention.
+const EndedSessionsKept = 7 * 24 * time.Hour
+
 // Pruned counts what one Prune deleted, by kind.
 type Pruned struct {
-	APILogs, WebhookDeliveries, Events int64
+	APILogs, WebhookDeliveries, Events, ConsoleSessions int64
 }
 
 // PruneLimits bound one Prune: it deletes in transactions of Batch rows, at most MaxBatches per
@@ -32,7 +36,8 @@ type PruneLimits struct {
 	MaxBatches int
 }
 
-// Prune deletes what is older than the retention allows, as of now, in bounded batches.
+// Prune deletes what is older than the retention allows, and console sessions that ended more
+// than EndedSessionsKept ago, as of now, in bounded batches.
 func (s *Store) Prune(ctx context.Context, r Retention, now time.Time, lim PruneLimits) (Pruned, error) {
 	if lim.Batch <= 0 {
 		lim.Batch = 1000
@@ -59,7 +64,27 @@ func (s *Store) Prune(ctx context.Context, r Retention, now time.Time, lim Prune
 		}
 		out.WebhookDeliveries += deliveries
 	}
+	if out.ConsoleSessions, err = s.pruneConsoleSessions(ctx, now.Add(-EndedSessionsKept), lim); err != nil {
+		return out, err
+	}
 	return out, nil
+}
+
+// pruneConsoleSessions deletes console sessions that ended (expired or revoked) before cutoff.
+func (s *Store) pruneConsoleSessions(ctx context.Context, cutoff time.Time, lim PruneLimits) (int64, error) {
+	var total int64
+	for range lim.MaxBatches {
+		res := s.q(ctx).Exec(`DELETE FROM console_sessions WHERE id IN (SELECT id FROM console_sessions
+			WHERE expires_at < ? OR revoked_at < ? ORDER BY id LIMIT ?)`, cutoff, cutoff, lim.Batch)
+		if res.Error != nil {
+			return total, fmt.Errorf("store: prune console sessions: %w", res.Error)
+		}
+		total += res.RowsAffected
+		if res.RowsAffected < int64(lim.Batch) {
+			break
+		}
+	}
+	return total, nil
 }
 
 // pruneAPILogs deletes API logs created before cutoff, oldest first. The log has no index on its

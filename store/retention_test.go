@@ -133,6 +133,32 @@ var _ = Describe("Retention", func() {
 		Expect(n.APILogs).To(BeEquivalentTo(3))
 	})
 
+	It("deletes console sessions a week after they ended, whatever the retention", func() {
+		u := &store.ConsoleUser{ID: store.NewID(store.PrefixConsoleUser), Email: "ops@example.test", PasswordHash: "x", CreatedAt: now, UpdatedAt: now}
+		Expect(st.CreateConsoleUser(ctx, u)).To(Succeed())
+		session := func(expires time.Time, revoked *time.Time) string {
+			cs := &store.ConsoleSession{ID: store.NewID(store.PrefixConsoleSession), TokenHash: store.NewID("tok"), UserID: u.ID,
+				CreatedAt: now.Add(-30 * day), LastSeenAt: now.Add(-30 * day), ExpiresAt: expires, RevokedAt: revoked}
+			Expect(st.CreateConsoleSession(ctx, cs)).To(Succeed())
+			return cs.ID
+		}
+		at := func(age time.Duration) *time.Time { t := now.Add(-age); return &t }
+		expiredLong := session(now.Add(-8*day), nil)
+		revokedLong := session(now.Add(day), at(8*day))
+		expiredRecently := session(now.Add(-6*day), nil)
+		revokedRecently := session(now.Add(day), at(6*day))
+		live := session(now.Add(day), nil)
+
+		n, err := st.Prune(ctx, store.Retention{}, now, store.PruneLimits{Batch: 1})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(Equal(store.Pruned{ConsoleSessions: 2}))
+		Expect(exists("console_sessions", expiredLong)).To(BeFalse())
+		Expect(exists("console_sessions", revokedLong)).To(BeFalse())
+		for _, kept := range []string{expiredRecently, revokedRecently, live} {
+			Expect(exists("console_sessions", kept)).To(BeTrue(), kept)
+		}
+	})
+
 	It("keeps a kind forever when its retention is zero", func() {
 		apiLogs(400 * day)
 		old := event(400 * day)
