@@ -4,7 +4,7 @@ GO ?= go
 PG_URL ?= postgres://postgres:postgres@127.0.0.1:5432/postgres?sslmode=disable
 FUZZTIME ?= 30s
 
-.PHONY: all generate check-generate web check-web build run test test-sqlite test-postgres node-tools vet fmt-check lint lint-spec bench fuzz ci clean
+.PHONY: all generate check-generate web check-web build run test test-sqlite test-postgres node-tools vet fmt-check lint lint-go lint-spec bench fuzz ci clean
 
 all: build
 
@@ -84,7 +84,12 @@ node_modules/.package-lock.json: package-lock.json
 lint-spec: node_modules/.package-lock.json
 	npx --no-install redocly lint openapi.yaml web/embed-api.yaml web/console-api.yaml
 
-lint: vet fmt-check lint-spec
+## lint-go: golangci-lint, pinned in tools/go.mod (a module of its own, so its dependencies stay
+## out of ours), with .golangci.yml: depguard's rules on which layer may import which
+lint-go:
+	$(GO) tool -modfile=tools/go.mod golangci-lint run ./...
+
+lint: vet fmt-check lint-go lint-spec
 
 ## bench: every load scenario the issues name, on SQLite and PostgreSQL (blast: PostgreSQL only;
 ## the whole run takes about 15 minutes); BENCH_FLAGS selects, e.g. BENCH_FLAGS="-scenario api"
@@ -100,7 +105,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzHostileBodies$$' -fuzztime $(FUZZTIME) ./server/
 
 ## ci: what .ci/run runs
-ci: check-generate check-web vet fmt-check lint-spec test
+ci: check-generate check-web vet fmt-check lint-go lint-spec test
 
 clean:
 	rm -rf bin
