@@ -38,7 +38,7 @@ const (
 // Blasts sends one message to many recipients on top of the messaging core: a blast is stored
 // with its `to` list as given (so a request of 100,000 numbers is accepted at once); at send_at
 // a job expands its audiences, de-duplicates the recipients by phone number and fans them out in
-// batch jobs of BlastBatch, each of which writes its messages and their dispatch jobs (the core's
+// batch jobs of BlastBatch, each of which writes its messages into the outbound queue (the core's
 // dispatch, pacing and receipts) in one transaction. A recipient is recorded once per blast
 // (unique blast and phone number), so a batch run again after a crash neither skips nor repeats
 // anyone. Blast messages carry blast_id and are not part of their conversation's thread.
@@ -415,7 +415,7 @@ var errBlastCanceled = errors.New("blast canceled")
 
 // fanOut handles one batch of a blast's recipients in one transaction: the recipients not yet
 // recorded get their contact (found or created), and either a skip (opted out, outbound
-// disabled, blocked) or a message in the conversation with the sender and its dispatch job.
+// disabled, blocked) or a message in the conversation with the sender, queued for dispatch.
 func (b *Blasts) fanOut(ctx context.Context, projectID, id string, numbers []string) error {
 	st := b.m.cfg.Store
 	bl, err := st.GetBlast(ctx, projectID, id)
@@ -507,7 +507,7 @@ func (b *Blasts) fanOut(ctx context.Context, projectID, id string, numbers []str
 }
 
 // writeMessages writes the messages of a batch's sendable recipients, their conversations when
-// new (with conversation.created), and their dispatch jobs; it fills the recipients' message ids.
+// new (with conversation.created), into the outbound queue; it fills the recipients' message ids.
 func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.Blast, sender *store.PhoneNumber,
 	contacts map[string]store.Contact, sendTo []string, recipients []store.BlastRecipient, seg Segmentation, typ string, now time.Time) error {
 	contactIDs := make([]string, len(sendTo))
@@ -532,7 +532,6 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 	}
 	msgs := make([]store.Message, 0, len(sendTo))
 	var atts []store.Attachment
-	jobs := make([]river.InsertManyParams, 0, len(sendTo))
 	msgOf := make(map[string]string, len(sendTo))
 	for _, n := range sendTo {
 		c := contacts[n]
@@ -556,7 +555,6 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 		}
 		msgs = append(msgs, m)
 		msgOf[n] = m.ID
-		jobs = append(jobs, river.InsertManyParams{Args: dispatchArgs{MessageID: m.ID}})
 	}
 	for i := range recipients {
 		if id, ok := msgOf[recipients[i].PhoneNumber]; ok {
@@ -566,10 +564,7 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 	if err := tx.InsertMessages(ctx, msgs, atts); err != nil {
 		return err
 	}
-	if err := tx.InsertEvents(ctx, events); err != nil {
-		return err
-	}
-	return tx.InsertJobs(ctx, jobs)
+	return tx.InsertEvents(ctx, events)
 }
 
 func jsonString(v any) (string, error) {

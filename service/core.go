@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -90,6 +91,7 @@ type Core struct {
 
 	rescueAfter time.Duration
 	jobsKept    time.Duration
+	log         *slog.Logger
 }
 
 // workerRegistrar is implemented by services and carriers that have jobs.
@@ -109,7 +111,8 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	if cfg.JobRescueAfter == 0 {
 		cfg.JobRescueAfter = 5 * time.Minute
 	}
-	c := &Core{Store: cfg.Store, Workers: river.NewWorkers(), rescueAfter: cfg.JobRescueAfter, jobsKept: cfg.FinishedJobRetention}
+	c := &Core{Store: cfg.Store, Workers: river.NewWorkers(), rescueAfter: cfg.JobRescueAfter, jobsKept: cfg.FinishedJobRetention,
+		log: cfg.Logger}
 	river.AddWorker(c.Workers, &purgeWorker{store: cfg.Store, now: cfg.Now, log: cfg.Logger})
 	retention := DefaultRetention
 	if cfg.Retention != nil {
@@ -186,25 +189,74 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 	return c, nil
 }
 
-// StartWorkers starts this instance's job workers; stop them with the returned client's Stop.
-func (c *Core) StartWorkers(ctx context.Context) (*river.Client[*sql.Tx], error) {
-	// Message dispatch has its own queue, so that it is fetched apart from carrier reports and
-	// housekeeping; idle workers of the busy queues poll every 25 ms so a queued message waits
-	// little for a worker. Every poll is a query, so the queues with rare jobs poll less often.
-	// Many workers per queue make large group commits (see store.Batcher): the dispatches and
-	// receipts that run at the same time share their transactions.
-	return c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping(),
-		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 500},
+// Workers are an instance's background work: the job queue's workers (scheduled and rare work),
+// the dispatch of the outbound queue, the webhook deliverer and, on PostgreSQL, the listener that
+// brings other instances' wake-ups.
+type Workers struct {
+	jobs     *river.Client[*sql.Tx]
+	dispatch *Runner
+	deliver  *Runner
+	listen   *Runner
+}
+
+// Stop stops every loop: they finish what they have in flight until ctx ends, when what is left
+// is abandoned (to be taken over once its lease ends).
+func (w *Workers) Stop(ctx context.Context) error {
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for i, r := range []*Runner{w.dispatch, w.deliver} {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = r.Stop(ctx) }()
+	}
+	wg.Wait()
+	errs[2], errs[3] = w.jobs.Stop(ctx), w.listen.StopAndCancel(ctx)
+	return errors.Join(errs...)
+}
+
+// StartWorkers starts this instance's workers; stop them with the returned Workers' Stop.
+func (c *Core) StartWorkers(ctx context.Context) (*Workers, error) {
+	// The hot paths (dispatch, webhook deliveries) are queues of their own; River keeps the
+	// scheduled and rare work. The queues of the jobs that earlier releases enqueued per message
+	// and per delivery stay, with a few workers, to drain them.
+	jobs, err := c.Store.StartWorkers(ctx, store.WorkerConfig{Workers: c.Workers, PeriodicJobs: housekeeping(),
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 4, FetchPollInterval: time.Second},
 			// Blast fan-out batches are large transactions: a few at a time keep the pool for dispatch.
 			// A free worker fetches the next batch at once; the poll only finds a new blast.
-			BlastsQueue: {MaxWorkers: 4, FetchPollInterval: 200 * time.Millisecond},
-			// Webhook attempts wait on customers' endpoints (up to 15 s each), hence many workers; they
-			// also keep a fast endpoint's deliveries in large group commits. One endpoint holds at most
-			// WebhooksConfig.EndpointConcurrency of them, and a slow one far fewer (see endpointGuard).
-			WebhooksQueue: {MaxWorkers: 600},
+			BlastsQueue:   {MaxWorkers: 4, FetchPollInterval: 200 * time.Millisecond},
+			WebhooksQueue: {MaxWorkers: 4, FetchPollInterval: time.Second},
 			// The fan-out queue only drains the fan-out jobs of earlier releases.
 			store.QueueWebhookFanout: {MaxWorkers: 2, FetchPollInterval: 2 * time.Second}},
-		PollInterval: 25 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter, FinishedJobRetention: c.jobsKept})
+		PollInterval: 50 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter, FinishedJobRetention: c.jobsKept})
+	if err != nil {
+		return nil, err
+	}
+	return &Workers{jobs: jobs, listen: c.startListening(ctx), dispatch: c.Messages.StartDispatch(ctx),
+		deliver: c.Webhooks.StartDeliveries(ctx)}, nil
+}
+
+// startListening keeps a listener of the other instances' wake-ups (PostgreSQL), reconnecting
+// with backoff when its connection fails.
+func (c *Core) startListening(ctx context.Context) *Runner {
+	ctx, cancel := context.WithCancelCause(ctx)
+	r := &Runner{cancel: cancel}
+	if c.Store.Dialect() != store.Postgres {
+		return r
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		backoff := time.Second
+		for ctx.Err() == nil {
+			err := c.Store.Listen(ctx, func() { backoff = time.Second })
+			if ctx.Err() != nil {
+				return
+			}
+			c.log.Warn("listening for wake-ups", "err", err)
+			sleep(ctx, nil, nil, nil, backoff)
+			backoff = min(2*backoff, 30*time.Second)
+		}
+	}()
+	return r
 }
 
 // attachmentClient is the configured attachment client, or one with the webhooks' guard against

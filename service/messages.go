@@ -6,17 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/riverqueue/river"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 
-	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/kit"
 	"github.com/switchboard/switchboard/store"
 )
@@ -108,16 +103,14 @@ type MessagesConfig struct {
 	Logger *slog.Logger
 }
 
-// Messages sends and receives SMS and MMS through the carriers, durably: a message and its
-// dispatch job are written in one transaction, the dispatch submits it to its number's carrier
-// exactly once (the message id is the carrier's client reference), and receipts and inbound
-// messages arrive through Reports.
+// Messages sends and receives SMS and MMS through the carriers, durably: a message is written
+// into the outbound queue in the statement that stores it, the dispatch (dispatch.go) submits it
+// to its number's carrier exactly once (the message id is the carrier's client reference), and
+// receipts (receipts.go) and inbound messages arrive through Reports.
 type Messages struct {
 	cfg    MessagesConfig
 	signer *fileSigner
-	// claims, sent and receipts are the group commits of the outbound path.
-	claims   *store.Batcher[string, claim]
-	sent     *store.Batcher[store.Submitted, struct{}]
+	// receipts is the group commit of receipts.
 	receipts *store.Batcher[receiptItem, struct{}]
 	metrics  *carrierMetrics
 }
@@ -148,9 +141,7 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 		cfg.InboundMediaAttempts = defaultInboundMediaAttempts
 	}
 	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}, metrics: newCarrierMetrics()}
-	m.claims = store.NewBatcher(outboundBatch, outboundParallel, m.claimAll)
-	m.sent = store.NewBatcher(outboundBatch, outboundParallel, m.recordSent)
-	m.receipts = store.NewBatcher(outboundBatch, outboundParallel, m.applyReceipts)
+	m.receipts = store.NewBatcher(receiptBatch, receiptParallel, m.applyReceipts)
 	return m, nil
 }
 
@@ -277,14 +268,14 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 			msg.Body, msg.Encoding, msg.Segments, msg.Type = &short, seg.Encoding, seg.Segments, MessageType(seg, len(p.Attachments))
 		}
 		view.Contact, view.PhoneNumber = *pair.Contact, *sender
-		return tx.InsertMessageAndJob(ctx, msg, atts, river.InsertManyParams{Args: dispatchArgs{MessageID: msg.ID}, InsertOpts: dispatchOpts(msg.SendAt)})
+		return tx.InsertOutbound(ctx, msg, atts)
 	}
 	if p.Demo || p.ShortenLinks || !sc.Known.Complete() {
 		// Something else is written with the message: a contact, a conversation and its event,
 		// links, or the demo allowance.
 		err = st.Tx(ctx, write)
 	} else {
-		// Only the message and its job, which InsertMessageAndJob writes atomically on its own:
+		// Only the message and its queue row, which InsertOutbound writes atomically on its own:
 		// the common send takes no transaction of its own (no BEGIN and COMMIT round trips).
 		err = write(st)
 	}
@@ -430,437 +421,10 @@ func (m *Messages) Cancel(ctx context.Context, projectID, id string) (*store.Mes
 		if !ok {
 			return Errorf(TypeConflict, "only a scheduled message can be canceled")
 		}
-		return nil
+		return tx.DropOutbound(ctx, []string{id})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return m.cfg.Store.GetMessage(ctx, projectID, id)
-}
-
-// dispatchArgs is the job that hands one message to its carrier.
-type dispatchArgs struct {
-	MessageID string `json:"message_id"`
-}
-
-// Kind names the job.
-func (dispatchArgs) Kind() string { return "dispatch_message" }
-
-// MessagesQueue is the job queue of message dispatch.
-const MessagesQueue = "messages"
-
-// InsertOpts puts dispatch jobs in their own queue.
-func (dispatchArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: MessagesQueue} }
-
-func dispatchOpts(sendAt *time.Time) *river.InsertOpts {
-	if sendAt == nil {
-		return nil
-	}
-	return &river.InsertOpts{Queue: MessagesQueue, ScheduledAt: *sendAt}
-}
-
-type dispatchWorker struct {
-	river.WorkerDefaults[dispatchArgs]
-	m *Messages
-}
-
-func (w *dispatchWorker) Work(ctx context.Context, j *river.Job[dispatchArgs]) error {
-	return w.m.dispatch(ctx, j.Args.MessageID)
-}
-
-// slotTolerance is how early a message may take its pacing slot.
-const slotTolerance = 5 * time.Millisecond
-
-// resubmitAfter is how long a message may stay `sending` before its own dispatch submits it
-// again (the dispatch that was submitting it presumably died with its process).
-const resubmitAfter = 10 * time.Second
-
-// Group commits of the outbound path (store.Batcher): the most messages per shared transaction,
-// and the most such transactions at a time.
-const (
-	outboundBatch    = 200
-	outboundParallel = 1
-)
-
-// claim is what a dispatch learned when it claimed its message: the message to submit (nil when
-// there is nothing to submit now) and how long its job should wait before it looks again.
-type claim struct {
-	msg  *store.Message
-	wait time.Duration
-}
-
-// dispatch hands one message to its carrier. Concurrent dispatches share their transactions: a
-// claim (read under a lock, moved to `sending` or given its pacing slot), then each submits its
-// own message, then a record of the accepted submissions. It is safe to run more than once: a
-// final state ends the job, and a message left `sending` is submitted again with the same
-// reference (the carrier answers with the first submission).
-func (m *Messages) dispatch(ctx context.Context, id string) error {
-	c, err := m.claims.Do(ctx, id)
-	if err != nil {
-		return err
-	}
-	if c.msg != nil {
-		ctx = kit.WithTraceparent(ctx, c.msg.Traceparent) // the trace of the request that sent it
-		carrierID, err := m.submit(ctx, c.msg)
-		if err != nil {
-			return err
-		}
-		if carrierID != nil {
-			if _, err := m.sent.Do(ctx, store.Submitted{ID: id, CarrierID: *carrierID}); err != nil {
-				return err
-			}
-		}
-	}
-	if c.wait > 0 {
-		return river.JobSnooze(c.wait)
-	}
-	return nil
-}
-
-// claimAll claims the messages of concurrent dispatches in one transaction, which need not wait
-// for the disk: each job's completion does, and a lost claim is redone by the job's next run.
-func (m *Messages) claimAll(ctx context.Context, ids []string) ([]claim, error) {
-	out := make([]claim, len(ids))
-	now := m.now()
-	err := m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
-		msgs, err := tx.LockMessages(ctx, ids)
-		if err != nil {
-			return err
-		}
-		var phones, accounts []string
-		for _, msg := range msgs {
-			phones, accounts = append(phones, msg.ToNumber), append(accounts, msg.AccountID)
-		}
-		blocks, err := tx.BlockedAmong(ctx, accounts, phones)
-		if err != nil {
-			return err
-		}
-		var (
-			sending []string
-			paced   []int // indices of messages of paced senders
-			seen    = map[string]bool{}
-		)
-		for i, id := range ids {
-			msg := msgs[id]
-			if msg == nil || seen[id] {
-				if msg == nil {
-					m.cfg.Logger.Warn("dispatch of an unknown message", "message_id", id)
-				}
-				continue // a job run twice at once: the first claim stands for both
-			}
-			seen[id] = true
-			switch msg.Status {
-			case store.StatusSending:
-				if age := now.Sub(msg.UpdatedAt); age < resubmitAfter {
-					out[i].wait = resubmitAfter - age // another dispatch is submitting it: look again later
-				} else {
-					out[i].msg = msg
-				}
-				continue
-			case store.StatusQueued, store.StatusScheduled:
-			default:
-				continue
-			}
-			if !now.Before(m.queuedSince(msg).Add(m.cfg.Expiry)) {
-				if err := m.fail(ctx, tx, msg, carriers.FailureExpired, now, nil); err != nil {
-					return err
-				}
-				continue
-			}
-			if b, ok := blocks[[2]string{msg.AccountID, msg.ToNumber}]; ok && now.Before(b.RetryAfter) {
-				if err := m.fail(ctx, tx, msg, b.Reason, now, nil); err != nil {
-					return err
-				}
-				continue
-			}
-			if m.cfg.Pacing.interval(msg.SenderType) > 0 {
-				paced = append(paced, i)
-				continue
-			}
-			msg.Status, msg.UpdatedAt = store.StatusSending, now
-			out[i].msg = msg
-			sending = append(sending, id)
-		}
-		if err := tx.MarkSending(ctx, sending, now); err != nil {
-			return err
-		}
-		return m.pace(ctx, tx, ids, msgs, paced, now, out)
-	})
-	return out, err
-}
-
-// pace gives each message of a paced sender without a slot its number's next slot, in the order
-// the messages were created; those whose slot has come are claimed for sending, the others wait
-// for it (their jobs snooze until then).
-func (m *Messages) pace(ctx context.Context, tx *store.Store, ids []string, msgs map[string]*store.Message, paced []int, now time.Time, out []claim) error {
-	slices.SortFunc(paced, func(a, b int) int { return strings.Compare(ids[a], ids[b]) })
-	fresh := map[string][]*store.Message{} // by sender number
-	var senders []string
-	for _, i := range paced {
-		if msg := msgs[ids[i]]; msg.NotBefore == nil {
-			if fresh[msg.PhoneNumberID] == nil {
-				senders = append(senders, msg.PhoneNumberID)
-			}
-			fresh[msg.PhoneNumberID] = append(fresh[msg.PhoneNumberID], msg)
-		}
-	}
-	for _, sender := range senders {
-		group := fresh[sender]
-		iv := m.cfg.Pacing.interval(group[0].SenderType)
-		first, err := tx.ReserveSendSlots(ctx, sender, now, iv, len(group))
-		if err != nil {
-			return err
-		}
-		for k, msg := range group {
-			slot := first.Add(time.Duration(k) * iv)
-			msg.NotBefore = &slot
-		}
-	}
-	for _, i := range paced {
-		msg := msgs[ids[i]]
-		fields := map[string]any{"updated_at": now, "not_before": *msg.NotBefore, "status": store.StatusQueued}
-		if !msg.NotBefore.After(now.Add(slotTolerance)) {
-			fields["status"] = store.StatusSending
-			out[i].msg = msg
-		} else {
-			out[i].wait = min(msg.NotBefore.Sub(now), m.queuedSince(msg).Add(m.cfg.Expiry).Sub(now))
-		}
-		if _, err := tx.UpdateMessage(ctx, msg.ID, []string{msg.Status}, fields); err != nil {
-			return err
-		}
-		msg.Status, msg.UpdatedAt = fields["status"].(string), now
-	}
-	return nil
-}
-
-// recordSent records the submissions of concurrent dispatches, and their message.sent events, in
-// one transaction (asynchronous, as claims are).
-func (m *Messages) recordSent(ctx context.Context, subs []store.Submitted) ([]struct{}, error) {
-	now := m.now()
-	err := m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
-		sent, err := tx.MarkSent(ctx, subs, now)
-		if err != nil {
-			return err
-		}
-		return m.messageEvents(ctx, tx, EventMessageSent, sent)
-	})
-	return make([]struct{}, len(subs)), err
-}
-
-// queuedSince is when a message started waiting to be sent.
-func (m *Messages) queuedSince(msg *store.Message) time.Time {
-	if msg.SendAt != nil && msg.SendAt.After(msg.CreatedAt) {
-		return *msg.SendAt
-	}
-	return msg.CreatedAt
-}
-
-// submit fetches a `sending` message's attachments and hands it to its carrier. It returns the
-// carrier's id of the message when the carrier accepted it, nil when the message failed for good
-// (recorded here), or an error when the submission should be tried again.
-func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, error) {
-	out := carriers.Outbound{Reference: msg.ID, From: msg.FromNumber, To: msg.ToNumber, Encoding: msg.Encoding, Segments: msg.Segments}
-	if msg.Body != nil {
-		out.Body = *msg.Body
-	}
-	media, err := m.media(ctx, msg)
-	var unreachable *errAttachment
-	if errors.As(err, &unreachable) {
-		m.cfg.Logger.Info("attachment unreachable", "message_id", msg.ID, "err", err)
-		return nil, m.failSending(ctx, msg, carriers.FailureAttachmentUnreachable)
-	}
-	if err != nil {
-		return nil, err
-	}
-	out.Media = media
-	messenger, err := m.cfg.Carriers.Messenger(msg.Carrier)
-	if err != nil {
-		m.cfg.Logger.Error("no messaging carrier for a message", "message_id", msg.ID, "carrier", msg.Carrier, "err", err)
-		return nil, m.failSending(ctx, msg, carriers.FailureUnknown)
-	}
-	start := time.Now()
-	sctx, span := tracer().Start(ctx, "carrier.submit", trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("switchboard.carrier", msg.Carrier), attribute.String("switchboard.message_id", msg.ID)))
-	sub, err := messenger.Submit(sctx, out)
-	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
-	var refused *carriers.SubmitError
-	switch {
-	case errors.As(err, &refused) && refused.Permanent:
-		m.metrics.observeSubmit(msg.Carrier, time.Since(start), submitRefused)
-		m.cfg.Logger.Info("the carrier refused a message", "message_id", msg.ID, "carrier", msg.Carrier, "reason", refused.Reason)
-		return nil, m.failSending(ctx, msg, refused.Reason)
-	case err != nil:
-		m.metrics.observeSubmit(msg.Carrier, time.Since(start), submitTemporary)
-		m.cfg.Logger.Warn("carrier submission failed; it is tried again", "message_id", msg.ID, "carrier", msg.Carrier, "err", err)
-		if !m.now().Before(m.queuedSince(msg).Add(m.cfg.Expiry)) {
-			return nil, m.failSending(ctx, msg, carriers.FailureExpired)
-		}
-		return nil, fmt.Errorf("submit message %s: %w", msg.ID, err)
-	}
-	m.metrics.observeSubmit(msg.Carrier, time.Since(start), "")
-	return &sub.CarrierID, nil
-}
-
-// media fetches (once) and stores a message's attachments, and returns them as the carrier gets
-// them: signed URLs of the stored copies.
-func (m *Messages) media(ctx context.Context, msg *store.Message) ([]carriers.Media, error) {
-	if msg.Type != TypeMMS {
-		return nil, nil
-	}
-	atts, err := m.cfg.Store.MessageAttachments(ctx, msg.ID)
-	if err != nil || len(atts) == 0 {
-		return nil, err
-	}
-	out := make([]carriers.Media, 0, len(atts))
-	for _, a := range atts {
-		ct := ""
-		if a.ContentType != nil {
-			ct = *a.ContentType
-		}
-		if a.FetchedAt == nil {
-			var data []byte
-			if ct, data, err = m.fetchAttachment(ctx, a.URL, nil); err != nil {
-				return nil, err
-			}
-			if err := m.cfg.Store.SaveAttachmentFile(ctx, a.ID, AttachmentType(ct), ct, data, m.now()); err != nil {
-				return nil, err
-			}
-		}
-		u, err := m.FileURL(ctx, a.ID, CarrierFileURLTTL)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, carriers.Media{URL: u, ContentType: ct})
-	}
-	return out, nil
-}
-
-// failSending fails a message that is `sending`.
-func (m *Messages) failSending(ctx context.Context, msg *store.Message, reason string) error {
-	return m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
-		locked, err := tx.LockMessage(ctx, msg.ID)
-		if err != nil {
-			return err
-		}
-		if locked.Status != store.StatusSending {
-			return nil
-		}
-		return m.fail(ctx, tx, locked, reason, m.now(), nil)
-	})
-}
-
-// fail records a message's failure and its message.failed event inside tx. Numbers that failed as
-// invalid or unreachable are blocked for the account.
-func (m *Messages) fail(ctx context.Context, tx *store.Store, msg *store.Message, reason string, at time.Time, v *store.MessageView) error {
-	if !knownFailure[reason] {
-		reason = carriers.FailureUnknown
-	}
-	ok, err := tx.UpdateMessage(ctx, msg.ID, []string{msg.Status},
-		map[string]any{"status": store.StatusFailed, "failed_at": at, "failure_reason": reason, "updated_at": at})
-	if err != nil || !ok {
-		return err
-	}
-	msg.Status, msg.FailedAt, msg.FailureReason, msg.UpdatedAt = store.StatusFailed, &at, &reason, at
-	if reason == carriers.FailureInvalidMobileNumber || reason == carriers.FailureUnreachableCarrier {
-		if err := tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
-			Reason: reason, BlockedAt: at, RetryAfter: at.Add(BlockRetryAfter)}); err != nil {
-			return err
-		}
-	}
-	return m.messageEvent(ctx, tx, EventMessageFailed, msg, v)
-}
-
-var knownFailure = map[string]bool{
-	carriers.FailureInvalidMobileNumber: true, carriers.FailureUnreachableCarrier: true, carriers.FailureLandline: true,
-	carriers.FailureCarrierFiltered: true, carriers.FailureOptedOutAtCarrier: true, carriers.FailureExpired: true,
-	carriers.FailureAttachmentUnreachable: true, carriers.FailureUnknown: true,
-}
-
-// receiptItem is one delivery receipt of one carrier.
-type receiptItem struct {
-	carrier string
-	rc      *carriers.Receipt
-}
-
-// applyReceipt records a carrier's delivery receipt; concurrent receipts share one transaction.
-// A receipt for a message that already has its outcome (carriers repeat them) changes nothing.
-func (m *Messages) applyReceipt(ctx context.Context, carrier string, rc *carriers.Receipt) error {
-	_, err := m.receipts.Do(ctx, receiptItem{carrier: carrier, rc: rc})
-	return err
-}
-
-// applyReceipts records receipts, their message.delivered and message.failed events and the
-// blocks they set or lift, in one transaction.
-func (m *Messages) applyReceipts(ctx context.Context, items []receiptItem) ([]struct{}, error) {
-	outs := make([]store.Outcome, len(items))
-	for i, it := range items {
-		o := store.Outcome{ID: it.rc.Reference, Status: store.StatusDelivered, At: it.rc.At.UTC().Truncate(time.Microsecond), CarrierID: it.rc.CarrierID}
-		if it.rc.At.IsZero() {
-			o.At = m.now()
-		}
-		if it.rc.Status == carriers.ReceiptFailed {
-			o.Status, o.Reason = store.StatusFailed, it.rc.FailureReason
-			if !knownFailure[o.Reason] {
-				o.Reason = carriers.FailureUnknown
-			}
-		}
-		outs[i] = o
-	}
-	err := m.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		msgs, err := tx.FinishOutbound(ctx, outs)
-		if err != nil {
-			return err
-		}
-		// A message the receipt found still `sending` announces message.sent first (its
-		// submission's record came too late to), then its outcome: every message that reached
-		// the carrier is announced sent before it is announced delivered or failed.
-		var sent, delivered, failed []store.Message
-		var phones, accounts []string
-		for i, msg := range msgs {
-			if msg == nil {
-				m.cfg.Logger.Debug("receipt for no message waiting for one", "carrier", items[i].carrier, "reference", outs[i].ID)
-				continue
-			}
-			if msg.WasSending {
-				sent = append(sent, sentStep(msg.Message))
-			}
-			if msg.Status == store.StatusDelivered {
-				delivered = append(delivered, msg.Message)
-				phones, accounts = append(phones, msg.ToNumber), append(accounts, msg.AccountID)
-				continue
-			}
-			failed = append(failed, msg.Message)
-			if r := *msg.FailureReason; r == carriers.FailureInvalidMobileNumber || r == carriers.FailureUnreachableCarrier {
-				if err := tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
-					Reason: r, BlockedAt: *msg.FailedAt, RetryAfter: msg.FailedAt.Add(BlockRetryAfter)}); err != nil {
-					return err
-				}
-			}
-		}
-		// A delivery lifts the account's block on the number (decisions §5).
-		blocks, err := tx.BlockedAmong(ctx, accounts, phones)
-		if err != nil {
-			return err
-		}
-		for _, msg := range delivered {
-			if _, ok := blocks[[2]string{msg.AccountID, msg.ToNumber}]; ok {
-				if err := tx.UnblockNumber(ctx, msg.AccountID, msg.ToNumber); err != nil {
-					return err
-				}
-			}
-		}
-		// One insert, in this order: each message's message.sent gets an earlier id than its outcome.
-		return m.messageEventGroups(ctx, tx, eventGroup{EventMessageSent, sent},
-			eventGroup{EventMessageDelivered, delivered}, eventGroup{EventMessageFailed, failed})
-	})
-	return make([]struct{}, len(items)), err
-}
-
-// sentStep is a message as it was once sent, before the outcome that is now recorded with it.
-func sentStep(msg store.Message) store.Message {
-	msg.Status, msg.DeliveredAt, msg.FailedAt, msg.FailureReason = store.StatusSent, nil, nil, nil
-	return msg
 }

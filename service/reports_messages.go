@@ -226,8 +226,5 @@ func (m *Messages) keyword(ctx context.Context, tx *store.Store, acct *store.Acc
 		Body: &text, Metadata: store.Metadata{}, Encoding: seg.Encoding, Segments: seg.Segments, Type: MessageType(seg, 0),
 		FromNumber: num.Number, ToNumber: c.PhoneNumber, Carrier: num.Carrier, AutoReply: true, CreatedAt: at, UpdatedAt: at,
 	}
-	if err := tx.InsertMessage(ctx, msg, nil); err != nil {
-		return err
-	}
-	return tx.InsertJob(ctx, dispatchArgs{MessageID: msg.ID}, nil)
+	return tx.InsertMessage(ctx, msg, nil)
 }

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -106,16 +107,16 @@ type WebhooksConfig struct {
 }
 
 // Webhooks delivers every event to the endpoints of its project, signed (Standard Webhooks,
-// plus the deprecated svc-signature), at least once: InsertEvent creates, in the event's
-// transaction, one delivery per subscribed endpoint with its first attempt job, and each failed
-// attempt schedules the next per RetrySchedule in the same transaction that records it.
-// Operators manage endpoints, inspect and replay deliveries.
+// plus the deprecated svc-signature), at least once: InsertEvent creates, with the event, one
+// pending delivery per subscribed endpoint, due at once; the deliverer (StartDeliveries) claims
+// due deliveries in batches and attempts them, and each failed attempt makes the delivery due
+// again per RetrySchedule in the statement that records it. Operators manage endpoints, inspect
+// and replay deliveries.
 type Webhooks struct {
 	cfg    WebhooksConfig
 	client *http.Client
-	// works and records are group commits: concurrent attempts load their work in one query and
-	// record their outcomes in one transaction.
-	works   *store.Batcher[string, *store.DeliveryWork]
+	// records is the group commit of attempts: concurrent attempts record their outcomes in one
+	// statement.
 	records *store.Batcher[attemptRecord, struct{}]
 	// guard keeps each endpoint's share of this instance's workers bounded.
 	guard   *endpointGuard
@@ -160,7 +161,6 @@ func NewWebhooks(cfg WebhooksConfig) (*Webhooks, error) {
 	if w.client == nil {
 		w.client = NewWebhookClient(cfg.AllowPrivate, cfg.Timeout)
 	}
-	w.works = store.NewBatcher(200, 3, w.loadWorks)
 	w.records = store.NewBatcher(200, 3, w.recordAll)
 	return w, nil
 }
@@ -426,16 +426,21 @@ func (f *fanoutWorker) Work(ctx context.Context, job *river.Job[store.EventFanou
 
 // --- Delivery --------------------------------------------------------------------------
 
-// DeliverWebhookArgs is one delivery attempt (see store.DeliverWebhookArgs).
+// DeliverWebhookArgs is the job of one delivery attempt as releases before the deliveries' own
+// queue enqueued it (see store.DeliverWebhookArgs).
 type DeliverWebhookArgs = store.DeliverWebhookArgs
 
+// deliveryWorker works the attempt jobs of earlier releases: the delivery's row is its queue now
+// (a pending delivery is due at its next_attempt_at), so the job only wakes the deliverers.
 type deliveryWorker struct {
 	river.WorkerDefaults[DeliverWebhookArgs]
 	w *Webhooks
 }
 
-// Timeout leaves the attempt's own deadline to the HTTP client.
-func (d *deliveryWorker) Timeout(*river.Job[DeliverWebhookArgs]) time.Duration { return -1 }
+func (d *deliveryWorker) Work(context.Context, *river.Job[DeliverWebhookArgs]) error {
+	d.w.cfg.Store.Wake(store.WakeWebhooks)
+	return nil
+}
 
 // envelope is the body of every delivery: exactly the spec's four fields.
 type envelope struct {
@@ -450,26 +455,87 @@ func WebhookBody(e *store.Event) ([]byte, error) {
 	return json.Marshal(envelope{AccountID: e.AccountID, Type: e.Type, Timestamp: e.CreatedAt.UTC(), Data: json.RawMessage(e.Data)})
 }
 
-func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhookArgs]) error {
-	w, a := d.w, job.Args
-	work, err := w.works.Do(ctx, a.DeliveryID)
-	if err != nil {
-		return err
+// Webhook deliverer tuning.
+const (
+	// webhookClaimBatch is the most deliveries of one claim.
+	webhookClaimBatch = 200
+	// webhookInFlight is the most attempts one instance has in flight: the bound on the
+	// goroutines that wait on endpoints (each endpoint has its own, smaller bound: endpointGuard).
+	webhookInFlight = 600
+	// webhookPoll is how often an idle deliverer looks for due deliveries (wake-ups make it look
+	// at once when this or another instance makes one).
+	webhookPoll = 100 * time.Millisecond
+	// webhookLeaseMargin is how much longer than the attempt's timeout a claim holds a delivery.
+	webhookLeaseMargin = 5 * time.Second
+)
+
+// StartDeliveries starts this instance's deliverer: it claims due deliveries in batches and
+// attempts each, many at a time, within each endpoint's bound; Stop it with the returned Runner.
+func (w *Webhooks) StartDeliveries(ctx context.Context) *Runner {
+	ctx, cancel := context.WithCancelCause(ctx)
+	draining := make(chan struct{})
+	var once sync.Once
+	r := &Runner{cancel: cancel, drain: func() { once.Do(func() { close(draining) }) }}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		w.deliverLoop(ctx, draining, &r.wg)
+	}()
+	return r
+}
+
+// deliverLoop claims due deliveries while it has room for their attempts, and starts an attempt
+// for each (counted in wg), until draining closes or ctx ends.
+func (w *Webhooks) deliverLoop(ctx context.Context, draining <-chan struct{}, wg *sync.WaitGroup) {
+	wake := w.cfg.Store.Subscribe(store.WakeWebhooks)
+	slots := make(chan struct{}, webhookInFlight)
+	freed := make(chan struct{}, 1)
+	backoff := webhookPoll
+	for !stopping(ctx, draining) {
+		room := cap(slots) - len(slots)
+		if room == 0 {
+			sleep(ctx, draining, nil, freed, time.Second)
+			continue
+		}
+		works, err := w.cfg.Store.ClaimDeliveries(ctx, w.now(), min(room, webhookClaimBatch), w.cfg.Timeout+webhookLeaseMargin)
+		if err != nil {
+			backoff = claimFailed(ctx, draining, w.cfg.Logger, "claim webhook deliveries", err, backoff)
+			continue
+		}
+		backoff = webhookPoll
+		for i := range works {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func(work *store.DeliveryWork) {
+				defer func() {
+					<-slots
+					select {
+					case freed <- struct{}{}:
+					default:
+					}
+					wg.Done()
+				}()
+				w.deliver(ctx, work)
+			}(&works[i])
+		}
+		if len(works) == min(room, webhookClaimBatch) {
+			continue
+		}
+		sleep(ctx, draining, wake, nil, webhookPoll)
 	}
-	if work == nil {
-		return river.JobCancel(fmt.Errorf("webhook delivery %s: %w", a.DeliveryID, store.ErrNotFound))
-	}
-	if work.Delivery.Status != store.DeliveryPending || work.Delivery.Attempts >= a.Attempt {
-		return nil // recorded already: a rerun after a crash between the commit and the job's completion
-	}
+}
+
+// deliver makes one attempt of a claimed delivery and records it.
+func (w *Webhooks) deliver(ctx context.Context, work *store.DeliveryWork) {
+	attempt := work.Delivery.Attempts + 1
 	if !work.Endpoint.Enabled {
 		msg := "endpoint disabled"
-		err := w.cfg.Store.UpdateWebhookDelivery(ctx, a.DeliveryID, map[string]any{"status": store.DeliveryFailed,
-			"last_error": msg, "next_attempt_at": nil, "updated_at": w.now()})
+		err := w.cfg.Store.RecordDeliveries(context.WithoutCancel(ctx), []store.DeliveryOutcome{{ID: work.Delivery.ID,
+			Attempts: work.Delivery.Attempts, Error: &msg, State: store.DeliveryFailed}}, w.now())
 		if err == nil {
 			w.metrics.failed.Inc()
 		}
-		return err
+		return
 	}
 	p, verdict, until := w.guard.enter(ctx, work.Endpoint.ID)
 	switch verdict {
@@ -482,24 +548,32 @@ func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhook
 		}
 		failure := fmt.Sprintf("not sent: the endpoint left %d attempts in a row unanswered within %s; %s",
 			w.cfg.BreakerThreshold, w.cfg.Timeout, next)
-		_, err = w.records.Do(ctx, attemptRecord{work: work, attempt: a.Attempt, failure: failure})
-		return err
+		w.record(ctx, attemptRecord{work: work, attempt: attempt, failure: failure})
+		return
 	case sendLater:
-		if ctx.Err() != nil {
-			return ctx.Err() // this instance is stopping while the attempt waited for a slot
+		// The endpoint is slow and has as many attempts in flight as it may (or this instance is
+		// stopping while the attempt waited for a slot): the delivery goes back to the queue,
+		// not counted as an attempt.
+		due := w.now()
+		if ctx.Err() == nil {
+			w.metrics.deferred.Inc()
+			due = due.Add(webhookDeferral + time.Duration(mrand.Int64N(int64(webhookDeferral))))
 		}
-		// The endpoint is slow and has as many attempts in flight as it may: this one goes back
-		// to the queue, not counted as an attempt, freeing its worker for other endpoints.
-		w.metrics.deferred.Inc()
-		return river.JobSnooze(webhookDeferral + time.Duration(mrand.Int64N(int64(webhookDeferral))))
+		if err := w.cfg.Store.DeferDeliveries(context.WithoutCancel(ctx), []string{work.Delivery.ID}, due); err != nil {
+			w.cfg.Logger.Warn("defer a webhook delivery", "delivery", work.Delivery.ID, "err", err)
+		}
+		return
 	}
 	began := time.Now()
 	status, failure, outcome := w.attempt(ctx, work)
 	if ctx.Err() != nil {
-		// This instance is stopping; the attempt is not the endpoint's failure. River runs the
-		// job again (here or on another instance) with the same attempt number.
+		// This instance is stopping; the attempt is not the endpoint's failure. The delivery is
+		// due again at once, here or on another instance, with the same attempt number.
 		p.leave(abandoned)
-		return ctx.Err()
+		if err := w.cfg.Store.DeferDeliveries(context.WithoutCancel(ctx), []string{work.Delivery.ID}, w.now()); err != nil {
+			w.cfg.Logger.Warn("release a webhook delivery", "delivery", work.Delivery.ID, "err", err)
+		}
+		return
 	}
 	seen := answered
 	if outcome == attemptTimeout {
@@ -507,27 +581,20 @@ func (d *deliveryWorker) Work(ctx context.Context, job *river.Job[DeliverWebhook
 	}
 	p.leave(seen)
 	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt)
-	_, err = w.records.Do(ctx, attemptRecord{work: work, attempt: a.Attempt, status: status, failure: failure})
-	return err
+	w.record(ctx, attemptRecord{work: work, attempt: attempt, status: status, failure: failure})
+}
+
+// record records an attempt through the group commit; an error leaves the delivery to be attempted
+// again once its claim's lease ends.
+func (w *Webhooks) record(ctx context.Context, r attemptRecord) {
+	if _, err := w.records.Do(context.WithoutCancel(ctx), r); err != nil {
+		w.cfg.Logger.Warn("record a webhook attempt; it is attempted again", "delivery", r.work.Delivery.ID, "err", err)
+	}
 }
 
 // webhookDeferral is the least time an attempt waits in the queue when its slow endpoint has no
-// slot free; it waits up to twice that (plus the queue's scheduling tick), spread so deferred
-// attempts do not return all at once.
+// slot free; it waits up to twice that, spread so deferred attempts do not return all at once.
 const webhookDeferral = 10 * time.Second
-
-// loadWorks loads the work of concurrent attempts in one query; nil for a delivery that is gone.
-func (w *Webhooks) loadWorks(ctx context.Context, ids []string) ([]*store.DeliveryWork, error) {
-	works, err := w.cfg.Store.DeliveryWorks(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*store.DeliveryWork, len(ids))
-	for i, id := range ids {
-		out[i] = works[id]
-	}
-	return out, nil
-}
 
 // attempt POSTs the event once; it returns the HTTP status (0 without an answer), the outcome
 // (attemptSucceeded, …) and, when the attempt failed, why.
@@ -615,77 +682,73 @@ type attemptRecord struct {
 	failure string
 }
 
-// recordAll writes the outcomes of concurrent attempts in one transaction: a success ends its
-// delivery and a failure schedules the next attempt (or fails the delivery) and may disable an
-// endpoint that has failed for DisableAfter.
+// recordAll writes the outcomes of concurrent attempts: a success ends its delivery and a failure
+// schedules the next attempt (or fails the delivery) and may disable an endpoint that has failed
+// for DisableAfter. When every attempt succeeded at a healthy endpoint (the common case) it is one
+// statement; otherwise one transaction that also keeps the endpoints' failure streaks.
 func (w *Webhooks) recordAll(ctx context.Context, recs []attemptRecord) ([]struct{}, error) {
 	now := w.now()
-	var failed, disabled int // counted once the transaction commits
-	err := w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
-		failed, disabled = 0, 0
-		var retries []river.InsertManyParams
-		healthy, failing := map[string]bool{}, map[string]*store.WebhookEndpoint{}
-		type outcome struct{ attempt, status int }
-		succeeded := map[outcome][]string{} // successes share an UPDATE per attempt number and status
-		for _, r := range recs {
-			id, ep := r.work.Delivery.ID, &r.work.Endpoint
-			if r.failure == "" {
-				k := outcome{r.attempt, r.status}
-				succeeded[k] = append(succeeded[k], id)
-				if ep.FailingSince != nil {
+	outs := make([]store.DeliveryOutcome, len(recs))
+	simple := true
+	var failed, disabled int // counted once written
+	for i, r := range recs {
+		o := store.DeliveryOutcome{ID: r.work.Delivery.ID, Attempts: r.attempt, Status: r.status, State: store.DeliverySucceeded}
+		if r.failure != "" {
+			simple = false
+			failure := r.failure
+			o.Error = &failure
+			if next, retry := NextWebhookAttempt(w.cfg.RetrySchedule, r.attempt, now); retry {
+				o.State, o.NextAttemptAt = store.DeliveryPending, &next
+			} else {
+				o.State = store.DeliveryFailed
+				failed++
+				w.cfg.Logger.Info("webhook delivery failed after its last attempt", "delivery", o.ID, "event", r.work.Event.ID,
+					"endpoint", r.work.Endpoint.ID, "attempts", r.attempt, "error", r.failure)
+			}
+		} else if r.work.Endpoint.FailingSince != nil {
+			simple = false
+		}
+		outs[i] = o
+	}
+	var err error
+	if simple {
+		err = w.cfg.Store.RecordDeliveries(ctx, outs, now)
+	} else {
+		err = w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+			disabled = 0
+			if err := tx.RecordDeliveries(ctx, outs, now); err != nil {
+				return err
+			}
+			healthy, failing := map[string]bool{}, map[string]*store.WebhookEndpoint{}
+			for _, r := range recs {
+				if ep := &r.work.Endpoint; r.failure != "" {
+					failing[ep.ID] = ep
+				} else if ep.FailingSince != nil {
 					healthy[ep.ID] = true
 				}
-				continue
 			}
-			var lastStatus *int
-			if r.status != 0 {
-				lastStatus = &r.status
-			}
-			fields := map[string]any{"attempts": r.attempt, "last_status": lastStatus, "last_error": r.failure, "updated_at": now}
-			if next, retry := NextWebhookAttempt(w.cfg.RetrySchedule, r.attempt, now); retry {
-				fields["next_attempt_at"] = next
-				retries = append(retries, river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: id, Attempt: r.attempt + 1},
-					InsertOpts: &river.InsertOpts{ScheduledAt: next}})
-			} else {
-				fields["status"], fields["next_attempt_at"] = store.DeliveryFailed, nil
-				failed++
-				w.cfg.Logger.Info("webhook delivery failed after its last attempt", "delivery", id, "event", r.work.Event.ID,
-					"endpoint", ep.ID, "attempts", r.attempt, "error", r.failure)
-			}
-			failing[ep.ID] = ep
-			if err := tx.UpdateWebhookDelivery(ctx, id, fields); err != nil {
-				return err
-			}
-		}
-		for k, ids := range succeeded {
-			if err := tx.SucceedDeliveries(ctx, ids, k.attempt, k.status, now); err != nil {
-				return err
-			}
-		}
-		if err := tx.InsertJobs(ctx, retries); err != nil {
-			return err
-		}
-		for id := range healthy {
-			if failing[id] == nil {
-				if err := tx.MarkEndpointHealthy(ctx, id); err != nil {
-					return err
+			for id := range healthy {
+				if failing[id] == nil {
+					if err := tx.MarkEndpointHealthy(ctx, id); err != nil {
+						return err
+					}
 				}
 			}
-		}
-		reason := fmt.Sprintf("failing continuously for %s", w.cfg.DisableAfter)
-		for _, ep := range failing {
-			off, err := tx.MarkEndpointFailing(ctx, ep.ID, now, now.Add(-w.cfg.DisableAfter), reason)
-			if err != nil {
-				return err
+			reason := fmt.Sprintf("failing continuously for %s", w.cfg.DisableAfter)
+			for _, ep := range failing {
+				off, err := tx.MarkEndpointFailing(ctx, ep.ID, now, now.Add(-w.cfg.DisableAfter), reason)
+				if err != nil {
+					return err
+				}
+				if off {
+					disabled++
+					w.cfg.Logger.Warn("disabled a webhook endpoint that kept failing", "endpoint", ep.ID,
+						"project", ep.ProjectID, "url", RedactURL(ep.URL), "for", w.cfg.DisableAfter)
+				}
 			}
-			if off {
-				disabled++
-				w.cfg.Logger.Warn("disabled a webhook endpoint that kept failing", "endpoint", ep.ID,
-					"project", ep.ProjectID, "url", RedactURL(ep.URL), "for", w.cfg.DisableAfter)
-			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	if err == nil {
 		w.metrics.failed.Add(float64(failed))
 		w.metrics.disabled.Add(float64(disabled))

@@ -271,8 +271,8 @@ func (s *Store) EnsureConversations(ctx context.Context, projectID, accountID, p
 	return out, created, err
 }
 
-// InsertMessages stores many messages and their attachments at once; call it in the transaction
-// that enqueues their dispatch.
+// InsertMessages stores many messages and their attachments at once, and puts the outbound ones
+// that are queued or scheduled into the outbound queue; call it in a transaction.
 func (s *Store) InsertMessages(ctx context.Context, msgs []Message, atts []Attachment) error {
 	if len(msgs) > 0 {
 		if err := s.q(ctx).CreateInBatches(&msgs, 500).Error; err != nil {
@@ -284,5 +284,5 @@ func (s *Store) InsertMessages(ctx context.Context, msgs []Message, atts []Attac
 			return translate(err, "insert attachments")
 		}
 	}
-	return nil
+	return s.enqueueOutbound(ctx, msgs)
 }

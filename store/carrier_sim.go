@@ -161,7 +161,7 @@ func (x *SimStore) WithdrawReview(ctx context.Context, reference string) error {
 }
 
 // AddToOutbox puts entries into the outbox with the job then returns (see sim.Store).
-func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, then func(first map[string]string) (river.JobArgs, *river.InsertOpts)) error {
+func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, then func(first map[string]string) (river.JobArgs, *river.InsertOpts)) (int64, error) {
 	rows := make([]simOutbox, len(entries))
 	refs := make([]string, len(entries))
 	for i, e := range entries {
@@ -172,7 +172,8 @@ func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, 
 		}
 		refs[i] = e.Reference
 	}
-	return x.s.TxAsync(ctx, func(tx *Store) error {
+	var jobID int64
+	err := x.s.TxAsync(ctx, func(tx *Store) error {
 		db := tx.q(ctx)
 		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
 			return translate(err, "add to sim outbox")
@@ -189,8 +190,16 @@ func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, 
 		if job == nil {
 			return nil
 		}
-		return tx.InsertJob(ctx, job, opts)
+		var err error
+		jobID, err = tx.insertJobWithID(ctx, job, opts)
+		return err
 	})
+	return jobID, err
+}
+
+// ForgetJob deletes a job of AddToOutbox that has not run yet (see sim.Store).
+func (x *SimStore) ForgetJob(ctx context.Context, id int64) error {
+	return x.s.deleteWaitingJob(ctx, id)
 }
 
 // Outbox lists the outbox oldest first, only to one number when to is not empty.

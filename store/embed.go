@@ -3,12 +3,10 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm/clause"
 )
 
@@ -220,50 +218,11 @@ func (s *Store) NotifyEmbed(ctx context.Context, accountID string) error {
 	return translate(s.q(ctx).Exec("SELECT pg_notify(?, ?)", EmbedChannel, accountID).Error, "notify")
 }
 
-// ErrNoListen means the database offers no notifications (SQLite): poll instead.
-var ErrNoListen = errors.New("store: this database has no LISTEN/NOTIFY")
-
 // ListenEmbed holds a connection that listens on EmbedChannel and calls fn with each notified
 // account id until ctx ends or the connection fails (it returns that error; call it again). ready
 // is called once the LISTEN is in place. On SQLite it returns ErrNoListen at once.
 func (s *Store) ListenEmbed(ctx context.Context, ready func(), fn func(accountID string)) error {
-	if s.dialect != Postgres {
-		return ErrNoListen
-	}
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return err
-	}
-	conn, err := sqlDB.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("store: listen connection: %w", err)
-	}
-	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return fmt.Errorf("store: listen: unexpected driver connection %T", dc)
-		}
-		pc := sc.Conn()
-		if _, err := pc.Exec(ctx, "LISTEN "+EmbedChannel); err != nil {
-			return fmt.Errorf("store: listen: %w", err)
-		}
-		// The connection goes back to the pool afterwards: stop listening on it.
-		defer func() { _, _ = pc.Exec(context.WithoutCancel(ctx), "UNLISTEN *") }()
-		if ready != nil {
-			ready()
-		}
-		for {
-			n, err := pc.WaitForNotification(ctx)
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return fmt.Errorf("store: wait for notification: %w", err)
-			}
-			fn(strings.TrimSpace(n.Payload))
-		}
-	})
+	return s.listen(ctx, []string{EmbedChannel}, ready, func(_, payload string) { fn(payload) })
 }
 
 // AccountEventIDs returns the ids of an account's events of the given types minted at or after

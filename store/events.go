@@ -3,12 +3,14 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/riverqueue/river"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard/switchboard/kit"
 )
@@ -31,6 +33,9 @@ type Event struct {
 	// request that sent it), when tracing recorded it: the event's webhook attempts continue it
 	// and send it to the endpoint.
 	Traceparent *string
+	// subject names the row whose change the event announces, for statements that record an
+	// event only when they changed its row (RecordSent).
+	subject string `gorm:"-"`
 }
 
 // InsertEvent records an event; data is marshalled to JSON. Call it inside the transaction of the
@@ -57,26 +62,28 @@ func NewEvent(projectID, accountID, typ string, data any) (Event, error) {
 }
 
 // InsertEvents records events (setting their ids and times) and fans them out to webhooks: a
-// delivery, with its first attempt's job, per enabled endpoint of the event's project subscribed
-// to its type. Call it inside the transaction of the change the events describe: the deliveries
-// commit (or roll back) with it, so no event is ever lost to webhooks and none is announced that
-// did not happen. An endpoint gets the events committed after it was created or enabled.
+// pending delivery, due at once, per enabled endpoint of the event's project subscribed to its
+// type. Call it inside the transaction of the change the events describe (or, outside one, as
+// the change's own statement): the deliveries commit (or roll back) with it, so no event is ever
+// lost to webhooks and none is announced that did not happen. An endpoint gets the events
+// committed after it was created or enabled.
 func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
 	at := now()
-	projects := make([]string, len(evs))
-	tp := kit.Traceparent(ctx)
-	for i := range evs {
-		evs[i].ID, evs[i].CreatedAt = NewID(PrefixEvent), at
-		projects[i] = evs[i].ProjectID
-		if evs[i].Traceparent == nil {
-			evs[i].Traceparent = tp
-		}
-	}
+	prepareEvents(ctx, evs, at)
 	if s.dialect == Postgres {
+		if !s.inTx() {
+			return s.execEventsPG(ctx, evs, at, func(ea *eventArrays, slots int) (string, []any) {
+				return "WITH " + eventsFanout(1, slots, ""), ea.args(at)
+			})
+		}
 		return s.insertEventsAndDeliveries(ctx, evs, at)
+	}
+	projects := make([]string, len(evs))
+	for i := range evs {
+		projects[i] = evs[i].ProjectID
 	}
 	if err := s.q(ctx).CreateInBatches(&evs, eventsPerStatement).Error; err != nil {
 		return translate(err, "insert events")
@@ -99,68 +106,151 @@ func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 // eventsPerStatement bounds the rows of one INSERT (PostgreSQL takes at most 65,535 parameters).
 const eventsPerStatement = 1000
 
-// deliveryIDsPerEvent is how many delivery ids insertEventsAndDeliveries brings with each event.
-// Ids are TypeIDs made here, so the statement can only create as many deliveries of an event as
-// it is given ids; a project with more subscribed endpoints costs a second statement for the rest.
+// deliveryIDsPerEvent is how many delivery ids a statement of eventsFanout brings with each event
+// at first. Ids are TypeIDs made here, so the statement can only create as many deliveries of an
+// event as it is given ids; a project with more subscribed endpoints costs a second statement.
 const deliveryIDsPerEvent = 2
 
-// insertEventsAndDeliveries is InsertEvents on PostgreSQL: for up to eventsPerStatement events at a
-// time, one statement inserts them, finds the enabled endpoints of their projects subscribed to
-// their types (an endpoint's events list is comma-separated, empty for all), and inserts a
-// pending delivery per pair, numbered within its event and named by that event's ids, with its
-// first attempt's job, as InsertWebhookDeliveries does. It returns the pairs beyond the ids,
-// which InsertWebhookDeliveries then inserts.
+// insertEventsAndDeliveries is InsertEvents on PostgreSQL inside a transaction: one statement of
+// eventsFanout, then InsertWebhookDeliveries for the pairs beyond the ids it was given.
 func (s *Store) insertEventsAndDeliveries(ctx context.Context, evs []Event, at time.Time) error {
-	first, _ := plainJobs([]river.InsertManyParams{{Args: DeliverWebhookArgs{}}}, at)
-	job := first[0]
-	// Each row of v brings its event's delivery ids in columns d1, d2, …
-	cols, refs, row := make([]string, deliveryIDsPerEvent), make([]string, deliveryIDsPerEvent), "(?, ?, ?, ?, ?, ?::timestamptz, ?"
-	for i := range cols {
-		cols[i] = "d" + strconv.Itoa(i+1)
-		refs[i] = "v." + cols[i]
-		row += ", ?"
+	q := "WITH " + eventsFanout(1, deliveryIDsPerEvent, "") + "SELECT event_id, project_id, event_type, endpoint_id, (SELECT COUNT(*) FROM d) FROM p WHERE delivery_id IS NULL UNION ALL SELECT '', '', '', '', (SELECT COUNT(*) FROM d)"
+	rows, err := sqlTx(s.db).QueryContext(ctx, q, newEventArrays(evs, deliveryIDsPerEvent).args(at)...)
+	if err != nil {
+		return translate(err, "insert events")
 	}
-	row += ")"
+	defer rows.Close()
 	var rest []WebhookDelivery
-	for len(evs) > 0 {
-		n := min(len(evs), eventsPerStatement)
-		var sb strings.Builder
-		sb.WriteString("WITH v (id, project_id, account_id, type, data, created_at, traceparent, " + strings.Join(cols, ", ") + ") AS (VALUES ")
-		args := make([]any, 0, (7+deliveryIDsPerEvent)*n+9)
-		for i, e := range evs[:n] {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString(row)
-			args = append(args, e.ID, e.ProjectID, e.AccountID, e.Type, e.Data, e.CreatedAt, e.Traceparent)
-			for range deliveryIDsPerEvent {
-				args = append(args, NewID(PrefixWebhookDelivery))
-			}
-		}
-		sb.WriteString(`), e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at, traceparent)
-				SELECT id, project_id, account_id, type, data, created_at, traceparent FROM v),
-			p AS (SELECT v.id AS event_id, v.project_id, v.type AS event_type, w.id AS endpoint_id,
-					(ARRAY[` + strings.Join(refs, ", ") + `])[row_number() OVER (PARTITION BY v.id)::int] AS delivery_id
-				FROM v JOIN webhook_endpoints w ON w.project_id = v.project_id AND w.enabled
-					AND (w.events = '' OR v.type = ANY (string_to_array(w.events, ',')))),
-			d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status, attempts, created_at, updated_at)
-				SELECT delivery_id, project_id, endpoint_id, event_id, event_type, ?, 0, ?, ?
-				FROM p WHERE delivery_id IS NOT NULL RETURNING id),
-			j AS (INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state)
-				SELECT jsonb_build_object('delivery_id', d.id, 'attempt', 1), ?, ?, ?, ?, ?, ?::river_job_state FROM d)
-			SELECT event_id, project_id, event_type, endpoint_id FROM p WHERE delivery_id IS NULL`)
-		args = append(args, DeliveryPending, at, at,
-			job.kind, job.maxAttempts, job.priority, job.queue, job.scheduledAt.UTC(), string(job.state))
-		var over []struct{ EventID, ProjectID, EventType, EndpointID string }
-		if err := scan(s.q(ctx).Raw(sb.String(), args...), &over).Error; err != nil {
+	var made int64
+	for rows.Next() {
+		var eventID, projectID, eventType, endpointID string
+		if err := rows.Scan(&eventID, &projectID, &eventType, &endpointID, &made); err != nil {
 			return translate(err, "insert events")
 		}
-		for _, o := range over {
-			rest = append(rest, PendingDelivery(o.ProjectID, o.EndpointID, o.EventID, o.EventType, at))
+		if eventID != "" {
+			rest = append(rest, PendingDelivery(projectID, endpointID, eventID, eventType, at))
 		}
-		evs = evs[n:]
+	}
+	if err := rows.Err(); err != nil {
+		return translate(err, "insert events")
+	}
+	_ = rows.Close()
+	if made > 0 {
+		s.wake(WakeWebhooks)
 	}
 	return s.InsertWebhookDeliveries(ctx, rest)
+}
+
+// prepareEvents gives events their ids and times, and the trace of ctx when they have none.
+func prepareEvents(ctx context.Context, evs []Event, at time.Time) {
+	tp := kit.Traceparent(ctx)
+	for i := range evs {
+		evs[i].ID, evs[i].CreatedAt = NewID(PrefixEvent), at
+		if evs[i].Traceparent == nil {
+			evs[i].Traceparent = tp
+		}
+	}
+}
+
+// eventArrays are events as the columns of an unnest, with the ids of their webhook deliveries.
+type eventArrays struct {
+	id, project, account, typ, data, subject []string
+	tp                                       []*string
+	at                                       []time.Time
+	// deliveries[k] holds each event's (k+1)th delivery id.
+	deliveries [][]string
+}
+
+func newEventArrays(evs []Event, slots int) *eventArrays {
+	a := &eventArrays{}
+	for _, e := range evs {
+		a.id, a.project, a.account = append(a.id, e.ID), append(a.project, e.ProjectID), append(a.account, e.AccountID)
+		a.typ, a.data, a.subject = append(a.typ, e.Type), append(a.data, e.Data), append(a.subject, e.subject)
+		a.tp, a.at = append(a.tp, e.Traceparent), append(a.at, e.CreatedAt)
+	}
+	a.deliveries = make([][]string, slots)
+	for k := range a.deliveries {
+		a.deliveries[k] = make([]string, len(evs))
+		for i := range evs {
+			a.deliveries[k][i] = NewID(PrefixWebhookDelivery)
+		}
+	}
+	return a
+}
+
+// args are the parameters of eventsFanout, in its order, with at the deliveries' time.
+func (a *eventArrays) args(at time.Time) []any {
+	out := []any{a.id, a.project, a.account, a.typ, a.data, a.at, a.tp, a.subject}
+	for _, d := range a.deliveries {
+		out = append(out, d)
+	}
+	return append(out, at)
+}
+
+// eventsFanout renders the common table expressions that record events and their webhook
+// deliveries in the statement that makes the change they announce (PostgreSQL): ev unnests the
+// events from parameters $first on (see eventArrays.args), keeping those that filter (a WHERE on
+// ev, or "") lets through; e inserts them; p pairs each with the enabled endpoints of its project
+// subscribed to its type (an endpoint's events list is comma-separated, empty for all); d inserts
+// a pending delivery per pair, due at once, named by the event's delivery ids. An event with more
+// endpoints than ids stops the statement with a division by zero (SQLSTATE 22012) before anything
+// is written, and execEventsPG runs it again with more ids. The statement that uses them ends with
+// eventsGuard.
+func eventsFanout(first, slots int, filter string) string {
+	var sb strings.Builder
+	p := func(cast string) string {
+		s := "$" + strconv.Itoa(first) + cast
+		first++
+		return s
+	}
+	cols, refs := make([]string, slots), make([]string, slots)
+	fmt.Fprintf(&sb, "ev AS (SELECT * FROM unnest(%s, %s, %s, %s, %s, %s, %s, %s", p("::text[]"), p("::text[]"), p("::text[]"),
+		p("::text[]"), p("::text[]"), p("::timestamptz[]"), p("::text[]"), p("::text[]"))
+	for k := range slots {
+		cols[k], refs[k] = "d"+strconv.Itoa(k+1), "ev.d"+strconv.Itoa(k+1)
+		sb.WriteString(", " + p("::text[]"))
+	}
+	at := p("::timestamptz")
+	fmt.Fprintf(&sb, `) AS ev(id, project_id, account_id, type, data, created_at, traceparent, subject, %s) %s),
+		e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at, traceparent)
+			SELECT id, project_id, account_id, type, data, created_at, traceparent FROM ev),
+		p AS (SELECT ev.id AS event_id, ev.project_id, ev.type AS event_type, w.id AS endpoint_id,
+				(ARRAY[%s])[row_number() OVER (PARTITION BY ev.id)::int] AS delivery_id
+			FROM ev JOIN webhook_endpoints w ON w.project_id = ev.project_id AND w.enabled
+				AND (w.events = '' OR ev.type = ANY (string_to_array(w.events, ',')))),
+		d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status, attempts,
+				next_attempt_at, created_at, updated_at)
+			SELECT delivery_id, project_id, endpoint_id, event_id, event_type, 'pending', 0, %[4]s, %[4]s, %[4]s
+			FROM p WHERE delivery_id IS NOT NULL RETURNING endpoint_id)
+		`, strings.Join(cols, ", "), filter, strings.Join(refs, ", "), at)
+	return sb.String()
+}
+
+// eventsGuard ends a statement of eventsFanout: it returns how many deliveries it inserted, or
+// stops the statement when an event had more endpoints than delivery ids.
+const eventsGuard = `SELECT (SELECT COUNT(*) FROM d) / CASE WHEN EXISTS (SELECT 1 FROM p WHERE delivery_id IS NULL) THEN 0 ELSE 1 END`
+
+// execEventsPG runs a statement built by build around eventsFanout (with eventsGuard last, at the
+// top level), with two delivery ids per event, then, should an event have more endpoints, with
+// more. It wakes the webhook deliveries when it made some.
+func (s *Store) execEventsPG(ctx context.Context, evs []Event, at time.Time, build func(ea *eventArrays, slots int) (string, []any)) error {
+	for _, slots := range []int{deliveryIDsPerEvent, 16, 128} {
+		q, args := build(newEventArrays(evs, slots), slots)
+		var n int64
+		err := s.pgxConn(ctx, func(c *pgx.Conn) error { return c.QueryRow(ctx, q+eventsGuard, args...).Scan(&n) })
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "22012" {
+			continue
+		}
+		if err != nil {
+			return translate(err, "record events")
+		}
+		if n > 0 {
+			s.wake(WakeWebhooks)
+		}
+		return nil
+	}
+	return errors.New("store: record events: a project has more than 128 webhook endpoints for one event type")
 }
 
 // ListEvents returns a project's events of one type (all types when typ is ""), newest first.

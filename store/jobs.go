@@ -113,6 +113,36 @@ func (s *Store) InsertJobs(ctx context.Context, params []river.InsertManyParams)
 	return nil
 }
 
+// insertJobWithID enqueues one job inside the transaction tx and returns its id.
+func (s *Store) insertJobWithID(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
+	tx := sqlTx(s.db)
+	if tx == nil {
+		return 0, errors.New("store: insertJobWithID needs a transaction")
+	}
+	if s.dialect == Postgres {
+		if rows, ok := plainJobs([]river.InsertManyParams{{Args: args, InsertOpts: opts}}, time.Now()); ok {
+			var sb strings.Builder
+			qargs := appendPlainJobs(&sb, nil, rows, true)
+			var id int64
+			if err := tx.QueryRowContext(ctx, sb.String()+" RETURNING id", qargs...).Scan(&id); err != nil {
+				return 0, fmt.Errorf("store: insert job: %w", err)
+			}
+			return id, nil
+		}
+	}
+	res, err := s.jobs.InsertTx(ctx, tx, args, opts)
+	if err != nil {
+		return 0, fmt.Errorf("store: insert job: %w", err)
+	}
+	return res.Job.ID, nil
+}
+
+// deleteWaitingJob deletes a job that is scheduled or available, not yet running.
+func (s *Store) deleteWaitingJob(ctx context.Context, id int64) error {
+	err := s.q(ctx).Exec(`DELETE FROM river_job WHERE id = ? AND state IN ('scheduled', 'available')`, id).Error
+	return translate(err, "delete job")
+}
+
 // plainJob is a row of river_job as River's insert writes it for a job without unique options,
 // tags or metadata.
 type plainJob struct {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/riverqueue/river"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -107,8 +106,8 @@ type MessageView struct {
 	Attachments []Attachment
 }
 
-// InsertMessage stores a message and its attachments; call it inside the transaction that also
-// enqueues the message's dispatch.
+// InsertMessage stores a message and its attachments, and puts an outbound message that is queued
+// or scheduled into the outbound queue; call it inside a transaction.
 func (s *Store) InsertMessage(ctx context.Context, m *Message, atts []Attachment) error {
 	if m.Metadata == nil {
 		m.Metadata = Metadata{}
@@ -121,23 +120,22 @@ func (s *Store) InsertMessage(ctx context.Context, m *Message, atts []Attachment
 			return translate(err, "insert attachments")
 		}
 	}
-	return nil
+	return s.enqueueOutbound(ctx, []Message{*m})
 }
 
-// InsertMessageAndJob stores a message and its attachments, as InsertMessage does, and enqueues
-// its job, all or nothing: inside Tx it joins the transaction, outside it needs none of the
-// caller's. On PostgreSQL a message without attachments and its job go in one statement, which
-// outside a transaction is the whole write: no BEGIN and COMMIT round trips. The message is
-// recorded with the request's claimed Idempotency-Key (see WithIdempotencyClaim) in the same
-// statement or transaction.
-func (s *Store) InsertMessageAndJob(ctx context.Context, m *Message, atts []Attachment, job river.InsertManyParams) error {
-	jobs, plain := plainJobs([]river.InsertManyParams{job}, time.Now())
+// InsertOutbound stores an outbound message and its attachments, as InsertMessage does, and puts
+// it into the outbound queue (due at its send_at, or at once), all or nothing: inside Tx it joins
+// the transaction, outside it needs none of the caller's. On PostgreSQL a message without
+// attachments goes in one statement, which outside a transaction is the whole write: no BEGIN and
+// COMMIT round trips. The message is recorded with the request's claimed Idempotency-Key (see
+// WithIdempotencyClaim) in the same statement or transaction.
+func (s *Store) InsertOutbound(ctx context.Context, m *Message, atts []Attachment) error {
 	conn := sqlConn(s.db)
 	if m.Metadata == nil {
 		m.Metadata = Metadata{}
 	}
 	var stmt *gorm.Statement
-	if s.dialect == Postgres && len(atts) == 0 && plain && conn != nil {
+	if s.dialect == Postgres && len(atts) == 0 && conn != nil {
 		stmt = s.db.Session(&gorm.Session{DryRun: true, NewDB: true}).Create(m).Statement
 	}
 	insert, claimed := "", claimOf(ctx)
@@ -145,24 +143,23 @@ func (s *Store) InsertMessageAndJob(ctx context.Context, m *Message, atts []Atta
 		insert = stmt.SQL.String()
 		if claimed != nil {
 			insert = insertIfClaimed(insert)
+		} else {
+			insert += " RETURNING id"
 		}
 	}
 	if insert == "" {
 		return s.creating(ctx, m.ID, func(tx *Store) error {
 			if sqlTx(tx.db) == nil {
-				return tx.Tx(ctx, func(tx *Store) error { return tx.InsertMessageAndJob(ctx, m, atts, job) })
+				return tx.Tx(ctx, func(tx *Store) error { return tx.InsertOutbound(ctx, m, atts) })
 			}
-			if err := tx.InsertMessage(ctx, m, atts); err != nil {
-				return err
-			}
-			return tx.InsertJobs(ctx, []river.InsertManyParams{job})
+			return tx.InsertMessage(ctx, m, atts)
 		})
 	}
 	var sb strings.Builder
 	args := append([]any(nil), stmt.Vars...)
 	if claimed != nil {
 		// k records the message with the key, and only while the request holds the key's claim;
-		// m and the job are written only when k was.
+		// m and its queue row are written only when k was.
 		n := len(args)
 		fmt.Fprintf(&sb, "WITH k AS (UPDATE idempotency_keys SET resource_id = $%d WHERE project_id = $%d AND key = $%d AND token = $%d AND status = 0 RETURNING 1), ",
 			n+1, n+2, n+3, n+4)
@@ -172,16 +169,8 @@ func (s *Store) InsertMessageAndJob(ctx context.Context, m *Message, atts []Atta
 		sb.WriteString("WITH m AS (")
 	}
 	sb.WriteString(insert)
-	sb.WriteString(") ")
-	var jb strings.Builder
-	args = appendPlainJobs(&jb, args, jobs, true)
-	if claimed == nil {
-		sb.WriteString(jb.String())
-	} else {
-		// INSERT … VALUES (…) becomes INSERT … SELECT … FROM m: one job per message written.
-		sb.WriteString(strings.Replace(strings.TrimSuffix(jb.String(), ")"), ") VALUES (", ") SELECT ", 1))
-		sb.WriteString(" FROM m")
-	}
+	fmt.Fprintf(&sb, ") INSERT INTO outbound_queue (message_id, due_at) SELECT id, $%d FROM m", len(args)+1)
+	args = append(args, queuedSince(m).UTC())
 	res, err := conn.ExecContext(ctx, sb.String(), args...)
 	if err != nil {
 		return translate(err, "insert message")
@@ -189,19 +178,22 @@ func (s *Store) InsertMessageAndJob(ctx context.Context, m *Message, atts []Atta
 	if n, err := res.RowsAffected(); claimed != nil && err == nil && n == 0 {
 		return fmt.Errorf("insert message: %w", ErrIdempotencyClaimLost)
 	}
+	if !s.inTx() {
+		s.wake(WakeOutbound)
+	}
 	return nil
 }
 
 // insertIfClaimed turns gorm's single-row INSERT INTO … (…) VALUES (…) into an INSERT INTO … (…)
-// SELECT … WHERE EXISTS (SELECT 1 FROM k) RETURNING 1: the row is written only when the statement's
-// claim CTE k updated its key, and the row is counted for the job insert that follows. It returns
-// "" for any other shape.
+// SELECT … WHERE EXISTS (SELECT 1 FROM k) RETURNING id: the row is written only when the
+// statement's claim CTE k updated its key, and the row is counted for the queue insert that
+// follows. It returns "" for any other shape.
 func insertIfClaimed(insert string) string {
 	head, values, ok := strings.Cut(insert, ") VALUES (")
 	if !ok || !strings.HasSuffix(values, ")") || strings.Contains(values, ") VALUES (") {
 		return ""
 	}
-	return head + ") SELECT " + strings.TrimSuffix(values, ")") + " WHERE EXISTS (SELECT 1 FROM k) RETURNING 1"
+	return head + ") SELECT " + strings.TrimSuffix(values, ")") + " WHERE EXISTS (SELECT 1 FROM k) RETURNING id"
 }
 
 // GetMessage returns a project's message with its conversation's contact and number.
@@ -476,6 +468,13 @@ func (s *Store) AttachmentFile(ctx context.Context, id string) (*Attachment, err
 		return nil, translate(err, "attachment file "+id)
 	}
 	return &a, nil
+}
+
+// MessageAttachmentsMeta returns a message's attachments without their bytes, in order.
+func (s *Store) MessageAttachmentsMeta(ctx context.Context, messageID string) ([]Attachment, error) {
+	var atts []Attachment
+	err := s.q(ctx).Omit("data").Where("message_id = ?", messageID).Order("position").Find(&atts).Error
+	return atts, translate(err, "message attachments")
 }
 
 // MessageAttachments returns a message's attachments with their bytes, in order.

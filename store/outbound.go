@@ -2,74 +2,25 @@ package store
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
+	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm/clause"
 )
 
-// The outbound path works messages in batches: the dispatch jobs that run at the same time share
-// one transaction to claim their messages and one to record their submissions, and concurrent
-// receipts share one to record the outcomes (see Batcher). These are its statements; on
-// PostgreSQL each is one statement for the whole batch.
-
-// LockMessages reads messages for update inside a transaction, keyed by id; ids that name no
-// message are absent. Rows are locked in id order, so two batches never deadlock.
-func (s *Store) LockMessages(ctx context.Context, ids []string) (map[string]*Message, error) {
-	q := s.q(ctx).Where("id IN ?", uniq(ids)).Order("id")
-	if s.dialect == Postgres {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-	}
-	var rows []Message
-	if err := q.Find(&rows).Error; err != nil {
-		return nil, translate(err, "lock messages")
-	}
-	out := make(map[string]*Message, len(rows))
-	for i := range rows {
-		out[rows[i].ID] = &rows[i]
-	}
-	return out, nil
-}
+// The outbound path works messages in batches: a dispatcher claims a batch of the outbound queue
+// in one statement (outbound_queue.go), and records the submissions it made in one; receipts
+// are recorded in batches too, each with everything that goes with it (FinishOutbound). These
+// statements are the store's side of the carriers' work.
 
 // Submitted is a message its carrier accepted, with the carrier's id of it ("" when the carrier
 // gave none).
 type Submitted struct {
 	ID        string `json:"id"`
 	CarrierID string `json:"cid"`
-}
-
-// MarkSent moves messages that are still `sending` to `sent` at at, and returns them as they now
-// are. A message no longer sending (a receipt overtook the submission's record) is left alone
-// and not returned.
-func (s *Store) MarkSent(ctx context.Context, subs []Submitted, at time.Time) ([]Message, error) {
-	if len(subs) == 0 {
-		return nil, nil
-	}
-	var out []Message
-	if s.dialect == Postgres {
-		b, err := json.Marshal(subs)
-		if err != nil {
-			return nil, err
-		}
-		err = scan(s.q(ctx).Raw(`UPDATE messages AS m SET status = ?, sent_at = ?, updated_at = ?,
-			carrier_id = COALESCE(NULLIF(v.cid, ''), m.carrier_id)
-			FROM (SELECT DISTINCT ON (id) id, cid FROM jsonb_to_recordset(?::jsonb) AS x(id text, cid text)) AS v
-			WHERE m.id IN ? AND m.id = v.id AND m.status = ? RETURNING m.*`, StatusSent, at, at, string(b), idsOf(subs, func(s Submitted) string { return s.ID }), StatusSending), &out).Error
-		return out, translate(err, "mark messages sent")
-	}
-	for _, sub := range subs {
-		fields := map[string]any{"status": StatusSent, "sent_at": at, "updated_at": at}
-		if sub.CarrierID != "" {
-			fields["carrier_id"] = sub.CarrierID
-		}
-		var rows []Message
-		res := s.q(ctx).Model(&rows).Clauses(clause.Returning{}).Where("id = ? AND status = ?", sub.ID, StatusSending).Updates(fields)
-		if res.Error != nil {
-			return nil, translate(res.Error, "mark message sent")
-		}
-		out = append(out, rows...)
-	}
-	return out, nil
 }
 
 // idsOf lists the distinct ids of a batch update's rows. The batch updates name their rows twice:
@@ -95,9 +46,10 @@ type Outcome struct {
 	CarrierID string `json:"cid"`
 }
 
-// Finished is an outbound message as its outcome left it.
+// Finished is an outbound message as its outcome left it, with its contact, number and
+// attachments (without their bytes) for its events.
 type Finished struct {
-	Message
+	MessageView
 	// WasSending is true when the message was still `sending`: the outcome overtook the record of
 	// its submission (the carrier answered before the dispatch wrote down that it had accepted the
 	// message), so the same statement recorded the sent step too, sent_at at the outcome's time.
@@ -105,86 +57,89 @@ type Finished struct {
 	WasSending bool
 }
 
-// FinishOutbound records the outcomes of outbound messages that are `sending` or `sent`, and
-// returns, aligned with outs, each message as it now is, or nil when it was not waiting for one
-// (unknown, inbound, already final, or named twice: carriers repeat receipts). An outcome is never
-// dated before the message's sent_at (a carrier's clock, or a receipt that waited, can say so).
-func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome) ([]*Finished, error) {
-	res := make([]*Finished, len(outs))
+// OutcomeRules are what FinishOutbound applies with the outcomes besides the messages' states.
+type OutcomeRules struct {
+	// BlockReasons are the failure reasons that block the recipient for the account, for
+	// BlockFor from the failure; a delivery lifts the account's block on its recipient.
+	BlockReasons []string
+	BlockFor     time.Duration
+}
+
+// FinishOutbound records the outcomes of outbound messages that are `sending` or `sent`, with
+// everything that goes with them, in one transaction: each message's new state (an outcome is
+// never dated before the message's sent_at; a carrier's clock, or a receipt that waited, can say
+// so), its leaving the outbound queue, the blocks set by hard failures and lifted by deliveries
+// (rules), and the events that events returns for the finished messages, with their webhook
+// deliveries. finished[i] is outs[i]'s message as it now is, or nil when it was not waiting for
+// one (unknown, inbound, already final, or named twice: carriers repeat receipts). On PostgreSQL
+// it is two statements, the second sent with the commit.
+func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome, rules OutcomeRules,
+	events func(finished []*Finished) ([]Event, error)) error {
 	if len(outs) == 0 {
-		return res, nil
+		return nil
 	}
-	var rows []Finished
-	if s.dialect == Postgres {
-		b, err := json.Marshal(outs)
-		if err != nil {
-			return nil, err
-		}
-		// w locks the messages (in id order, as LockMessages does) and reads the status each had
-		// before, which RETURNING cannot show: a row that a concurrent statement changed is read
-		// as that statement left it.
-		var out []struct {
-			Message    `gorm:"embedded"`
-			WasSending bool
-		}
-		err = scan(s.q(ctx).Raw(`WITH w AS (SELECT id, status FROM messages WHERE id IN ? AND direction = ? AND status IN (?, ?)
-				ORDER BY id FOR UPDATE)
-			UPDATE messages AS m SET status = v.status, updated_at = GREATEST(v.at, m.sent_at), sent_at = COALESCE(m.sent_at, v.at),
-			delivered_at = CASE WHEN v.status = ? THEN GREATEST(v.at, m.sent_at) ELSE m.delivered_at END,
-			failed_at = CASE WHEN v.status = ? THEN GREATEST(v.at, m.sent_at) ELSE m.failed_at END,
-			failure_reason = CASE WHEN v.status = ? THEN v.reason ELSE m.failure_reason END,
-			carrier_id = COALESCE(m.carrier_id, NULLIF(v.cid, ''))
-			FROM (SELECT DISTINCT ON (id) id, status, at, reason, cid
-				FROM jsonb_to_recordset(?::jsonb) AS x(id text, status text, at timestamptz, reason text, cid text)) AS v, w
-			WHERE m.id IN ? AND m.id = v.id AND m.id = w.id AND m.status IN (?, ?) RETURNING m.*, w.status = ? AS was_sending`,
-			idsOf(outs, func(o Outcome) string { return o.ID }), DirectionOutbound, StatusSending, StatusSent,
-			StatusDelivered, StatusFailed, StatusFailed, string(b), idsOf(outs, func(o Outcome) string { return o.ID }),
-			StatusSending, StatusSent, StatusSending), &out).Error
-		if err != nil {
-			return nil, translate(err, "finish messages")
-		}
-		for _, r := range out {
-			rows = append(rows, Finished{Message: r.Message, WasSending: r.WasSending})
-		}
-	} else {
-		// The transaction holds SQLite's write lock: what is read first is still current.
-		var prior []struct {
-			ID     string
-			Status string
-			SentAt *time.Time
-		}
-		if err := s.q(ctx).Model(&Message{}).Select("id, status, sent_at").Where("id IN ?", idsOf(outs, func(o Outcome) string { return o.ID })).
-			Find(&prior).Error; err != nil {
-			return nil, translate(err, "read messages to finish")
-		}
-		wasSending, sentAt := make(map[string]bool, len(prior)), make(map[string]*time.Time, len(prior))
-		for _, p := range prior {
-			wasSending[p.ID], sentAt[p.ID] = p.Status == StatusSending, p.SentAt
-		}
-		for _, o := range outs {
-			if at := sentAt[o.ID]; at != nil && at.After(o.At) {
-				o.At = *at
-			}
-			fields := map[string]any{"status": o.Status, "updated_at": o.At, "sent_at": clause.Expr{SQL: "COALESCE(sent_at, ?)", Vars: []any{o.At}}}
-			if o.Status == StatusFailed {
-				fields["failed_at"], fields["failure_reason"] = o.At, o.Reason
-			} else {
-				fields["delivered_at"] = o.At
-			}
-			if o.CarrierID != "" {
-				fields["carrier_id"] = clause.Expr{SQL: "COALESCE(carrier_id, ?)", Vars: []any{o.CarrierID}}
-			}
-			var one []Message
-			err := s.q(ctx).Model(&one).Clauses(clause.Returning{}).
-				Where("id = ? AND direction = ? AND status IN ?", o.ID, DirectionOutbound, []string{StatusSending, StatusSent}).Updates(fields).Error
-			if err != nil {
-				return nil, translate(err, "finish message "+o.ID)
-			}
-			for _, m := range one {
-				rows = append(rows, Finished{Message: m, WasSending: wasSending[m.ID]})
-			}
-		}
+	if s.dialect == Postgres && !s.inTx() {
+		return s.finishOutboundPG(ctx, outs, rules, events)
 	}
+	return s.Tx(ctx, func(tx *Store) error {
+		rows, err := tx.finishOutboundSQLite(ctx, outs)
+		if err != nil {
+			return err
+		}
+		fin, err := tx.finishedViews(ctx, outs, rows)
+		if err != nil {
+			return err
+		}
+		var delivered []Finished
+		for _, f := range fin {
+			if f == nil {
+				continue
+			}
+			switch {
+			case f.Status == StatusDelivered:
+				delivered = append(delivered, *f)
+			case f.FailureReason != nil && slices.Contains(rules.BlockReasons, *f.FailureReason):
+				if err := tx.BlockNumber(ctx, BlockedNumber{AccountID: f.AccountID, PhoneNumber: f.ToNumber, Reason: *f.FailureReason,
+					BlockedAt: *f.FailedAt, RetryAfter: f.FailedAt.Add(rules.BlockFor)}); err != nil {
+					return err
+				}
+			}
+		}
+		for _, f := range delivered {
+			if err := tx.UnblockNumber(ctx, f.AccountID, f.ToNumber); err != nil {
+				return err
+			}
+		}
+		if err := tx.dropOutbound(ctx, idsOf(outs, func(o Outcome) string { return o.ID })); err != nil {
+			return err
+		}
+		evs, err := events(fin)
+		if err != nil {
+			return err
+		}
+		return tx.InsertEvents(ctx, evs)
+	})
+}
+
+// finishedViews completes the finished rows with their contacts, numbers and attachments, aligned
+// with outs (nil for an outcome that finished nothing; a repeat in the same batch changed nothing).
+func (s *Store) finishedViews(ctx context.Context, outs []Outcome, rows []Finished) ([]*Finished, error) {
+	msgs := make([]Message, len(rows))
+	for i := range rows {
+		msgs[i] = rows[i].Message
+	}
+	views, err := s.MessageViews(ctx, msgs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rows {
+		rows[i].MessageView = views[i]
+	}
+	return alignFinished(outs, rows), nil
+}
+
+func alignFinished(outs []Outcome, rows []Finished) []*Finished {
+	res := make([]*Finished, len(outs))
 	byID := make(map[string]*Finished, len(rows))
 	for i := range rows {
 		byID[rows[i].ID] = &rows[i]
@@ -195,5 +150,168 @@ func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome) ([]*Finished
 			delete(byID, o.ID) // a repeat in the same batch changed nothing
 		}
 	}
-	return res, nil
+	return res
+}
+
+// finishOutboundSQLite updates the messages one by one; the transaction holds SQLite's write
+// lock, so what is read first is still current.
+func (s *Store) finishOutboundSQLite(ctx context.Context, outs []Outcome) ([]Finished, error) {
+	var prior []struct {
+		ID     string
+		Status string
+		SentAt *time.Time
+	}
+	if err := s.q(ctx).Model(&Message{}).Select("id, status, sent_at").Where("id IN ?", idsOf(outs, func(o Outcome) string { return o.ID })).
+		Find(&prior).Error; err != nil {
+		return nil, translate(err, "read messages to finish")
+	}
+	wasSending, sentAt := make(map[string]bool, len(prior)), make(map[string]*time.Time, len(prior))
+	for _, p := range prior {
+		wasSending[p.ID], sentAt[p.ID] = p.Status == StatusSending, p.SentAt
+	}
+	var rows []Finished
+	for _, o := range outs {
+		if at := sentAt[o.ID]; at != nil && at.After(o.At) {
+			o.At = *at
+		}
+		fields := map[string]any{"status": o.Status, "updated_at": o.At, "sent_at": clause.Expr{SQL: "COALESCE(sent_at, ?)", Vars: []any{o.At}}}
+		if o.Status == StatusFailed {
+			fields["failed_at"], fields["failure_reason"] = o.At, o.Reason
+		} else {
+			fields["delivered_at"] = o.At
+		}
+		if o.CarrierID != "" {
+			fields["carrier_id"] = clause.Expr{SQL: "COALESCE(carrier_id, ?)", Vars: []any{o.CarrierID}}
+		}
+		var one []Message
+		err := s.q(ctx).Model(&one).Clauses(clause.Returning{}).
+			Where("id = ? AND direction = ? AND status IN ?", o.ID, DirectionOutbound, []string{StatusSending, StatusSent}).Updates(fields).Error
+		if err != nil {
+			return nil, translate(err, "finish message "+o.ID)
+		}
+		for _, m := range one {
+			rows = append(rows, Finished{MessageView: MessageView{Message: m}, WasSending: wasSending[m.ID]})
+		}
+	}
+	return rows, nil
+}
+
+// finishOutboundPG is FinishOutbound in two statements. The first locks the messages (in id
+// order), reads the status each had before, which RETURNING cannot show (a row that a concurrent
+// statement changed is read as that statement left it), updates them, takes them out of the
+// outbound queue, sets and lifts blocks, and returns them with their contacts and numbers; the
+// second records the events, with the commit.
+func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules OutcomeRules, events func([]*Finished) ([]Event, error)) error {
+	n := len(outs)
+	ids, status, reason, cid := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	at := make([]time.Time, n)
+	for i, o := range outs {
+		ids[i], status[i], reason[i], cid[i], at[i] = o.ID, o.Status, o.Reason, o.CarrierID, o.At.UTC()
+	}
+	q := `WITH v AS (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[])
+				AS v(id, status, at, reason, cid) ORDER BY id),
+		w AS (SELECT m.id, m.status FROM messages m JOIN v ON v.id = m.id
+			WHERE m.direction = 'outbound' AND m.status IN ('sending', 'sent') ORDER BY m.id FOR UPDATE OF m),
+		u AS (UPDATE messages AS m SET status = v.status, updated_at = GREATEST(v.at, m.sent_at), sent_at = COALESCE(m.sent_at, v.at),
+				delivered_at = CASE WHEN v.status = 'delivered' THEN GREATEST(v.at, m.sent_at) ELSE m.delivered_at END,
+				failed_at = CASE WHEN v.status = 'failed' THEN GREATEST(v.at, m.sent_at) ELSE m.failed_at END,
+				failure_reason = CASE WHEN v.status = 'failed' THEN v.reason ELSE m.failure_reason END,
+				carrier_id = COALESCE(m.carrier_id, NULLIF(v.cid, ''))
+			FROM v, w WHERE m.id = v.id AND m.id = w.id AND m.status IN ('sending', 'sent')
+			RETURNING m.*, w.status = 'sending' AS was_sending),
+		dq AS (DELETE FROM outbound_queue q USING u WHERE q.message_id = u.id),
+		bl AS (INSERT INTO blocked_numbers (account_id, phone_number, reason, blocked_at, retry_after)
+			SELECT DISTINCT ON (account_id, to_number) account_id, to_number, failure_reason, failed_at, failed_at + $7::interval
+			FROM u WHERE status = 'failed' AND failure_reason = ANY($6)
+			ORDER BY account_id, to_number, failed_at DESC
+			ON CONFLICT (account_id, phone_number) DO UPDATE SET reason = excluded.reason, blocked_at = excluded.blocked_at,
+				retry_after = excluded.retry_after),
+		ub AS (DELETE FROM blocked_numbers b USING u WHERE u.status = 'delivered' AND b.account_id = u.account_id
+			AND b.phone_number = u.to_number)
+		SELECT ` + colsOf("u", messageCols) + `, u.was_sending, ` + colsOf("k", contactCols) + `, ` + colsOf("pn", numberCols) + `
+		FROM u JOIN contacts k ON k.id = u.contact_id JOIN phone_numbers pn ON pn.id = u.phone_number_id ORDER BY u.id`
+	for _, slots := range []int{deliveryIDsPerEvent, 16, 128} {
+		err := s.pgxConn(ctx, func(c *pgx.Conn) error {
+			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+				rows, err := tx.Query(ctx, q, ids, status, at, reason, cid, rules.BlockReasons, rules.BlockFor)
+				if err != nil {
+					return err
+				}
+				var got []Finished
+				var mms []string
+				for rows.Next() {
+					var f Finished
+					dest := append(messageDest(&f.Message), &f.WasSending)
+					dest = append(append(dest, contactDest(&f.Contact)...), numberDest(&f.PhoneNumber)...)
+					if err := rows.Scan(dest...); err != nil {
+						rows.Close()
+						return err
+					}
+					utcMessage(&f.Message)
+					utcContact(&f.Contact)
+					utcNumber(&f.PhoneNumber)
+					if f.Type != "sms" {
+						mms = append(mms, f.ID)
+					}
+					got = append(got, f)
+				}
+				rows.Close()
+				if err := rows.Err(); err != nil {
+					return err
+				}
+				if len(mms) > 0 {
+					if err := attachmentsPG(ctx, tx, mms, got); err != nil {
+						return err
+					}
+				}
+				evs, err := events(alignFinished(outs, got))
+				if err != nil {
+					return err
+				}
+				if len(evs) == 0 {
+					return nil
+				}
+				now := time.Now().UTC().Truncate(time.Microsecond)
+				prepareEvents(ctx, evs, now)
+				var n int64
+				stmt := "WITH " + eventsFanout(1, slots, "") + eventsGuard
+				if err := tx.QueryRow(ctx, stmt, newEventArrays(evs, slots).args(now)...).Scan(&n); err != nil {
+					return err
+				}
+				if n > 0 {
+					defer s.wake(WakeWebhooks)
+				}
+				return nil
+			})
+		})
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "22012" {
+			continue
+		}
+		return translate(err, "finish messages")
+	}
+	return errors.New("store: finish messages: a project has more than 128 webhook endpoints for one event type")
+}
+
+// attachmentsPG completes messages with their attachments (without their bytes), in order.
+func attachmentsPG(ctx context.Context, tx pgx.Tx, ids []string, views []Finished) error {
+	rows, err := tx.Query(ctx, `SELECT id, project_id, message_id, position, url, type, content_type, size, fetched_at, unavailable_at
+		FROM attachments WHERE message_id = ANY($1) ORDER BY message_id, position`, ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	byMsg := map[string][]Attachment{}
+	for rows.Next() {
+		var a Attachment
+		if err := rows.Scan(&a.ID, &a.ProjectID, &a.MessageID, &a.Position, &a.URL, &a.Type, &a.ContentType, &a.Size,
+			&a.FetchedAt, &a.UnavailableAt); err != nil {
+			return err
+		}
+		byMsg[a.MessageID] = append(byMsg[a.MessageID], a)
+	}
+	for i := range views {
+		views[i].Attachments = byMsg[views[i].ID]
+	}
+	return rows.Err()
 }

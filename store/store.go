@@ -126,6 +126,10 @@ type Store struct {
 	// queueDriver and jobs are the job queue's driver and insert-only client (see jobs.go).
 	queueDriver riverdriver.Driver[*sql.Tx]
 	jobs        *river.Client[*sql.Tx]
+	// wakes are the wake-ups of this process's dispatchers (wake.go); inside Tx, woken collects
+	// the channels to wake once the transaction commits.
+	wakes *wakeups
+	woken *[]string
 }
 
 // Open connects to the database named by cfg.URL. It does not migrate; call Migrate.
@@ -195,7 +199,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("store: ping %s database: %w", dialect, err)
 	}
-	st := &Store{db: db, dialect: dialect, log: log, queueDriver: newQueueDriver(sqlDB, dialect)}
+	st := &Store{db: db, dialect: dialect, log: log, queueDriver: newQueueDriver(sqlDB, dialect), wakes: newWakeups()}
 	if st.jobs, err = river.NewClient(st.queueDriver, &river.Config{Logger: quietLogger(log)}); err != nil {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("store: job queue client: %w", err)
@@ -220,6 +224,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close releases the connection pool.
 func (s *Store) Close() error {
+	s.wakes.close()
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return err
@@ -227,13 +232,28 @@ func (s *Store) Close() error {
 	return sqlDB.Close()
 }
 
-// Tx runs fn in one transaction: committed when fn returns nil, rolled back otherwise.
+// Tx runs fn in one transaction: committed when fn returns nil, rolled back otherwise. The
+// wake-ups of what fn wrote go out once it is committed.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	if s.inTx() {
+		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			c := *s
+			c.db = tx
+			return fn(&c)
+		})
+	}
+	var woken []string
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		c := *s
-		c.db = tx
+		c.db, c.woken = tx, &woken
 		return fn(&c)
 	})
+	if err == nil {
+		for _, ch := range uniq(woken) {
+			s.wake(ch)
+		}
+	}
+	return err
 }
 
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }

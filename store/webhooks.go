@@ -209,50 +209,29 @@ func (s *Store) MarkEndpointFailing(ctx context.Context, id string, at, disableB
 	return res.RowsAffected > 0, nil
 }
 
-// PendingDelivery returns a new delivery of an event to an endpoint, to insert with
+// PendingDelivery returns a new delivery of an event to an endpoint, due at once, to insert with
 // InsertWebhookDeliveries.
 func PendingDelivery(projectID, endpointID, eventID, eventType string, at time.Time) WebhookDelivery {
 	return WebhookDelivery{ID: NewID(PrefixWebhookDelivery), ProjectID: projectID, EndpointID: endpointID,
-		EventID: eventID, EventType: eventType, Status: DeliveryPending, CreatedAt: at, UpdatedAt: at}
+		EventID: eventID, EventType: eventType, Status: DeliveryPending, NextAttemptAt: &at, CreatedAt: at, UpdatedAt: at}
 }
 
-// InsertWebhookDeliveries inserts deliveries with their first attempts' jobs; call it inside a
-// transaction. On PostgreSQL one statement does both.
+// InsertWebhookDeliveries inserts deliveries, which the webhook deliveries' queue takes from
+// there (a pending delivery is due at its next_attempt_at); call it inside a transaction.
 func (s *Store) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	jobs := make([]river.InsertManyParams, len(ds))
 	for i := range ds {
-		jobs[i] = river.InsertManyParams{Args: DeliverWebhookArgs{DeliveryID: ds[i].ID, Attempt: 1}}
-	}
-	if s.dialect != Postgres {
-		if err := s.q(ctx).CreateInBatches(&ds, eventsPerStatement).Error; err != nil {
-			return translate(err, "insert webhook deliveries")
+		if ds[i].Status == DeliveryPending && ds[i].NextAttemptAt == nil {
+			at := ds[i].CreatedAt
+			ds[i].NextAttemptAt = &at
 		}
-		return s.InsertJobs(ctx, jobs)
 	}
-	rows, _ := plainJobs(jobs, time.Now()) // first attempts have no unique options, tags or metadata
-	for len(ds) > 0 {
-		n := min(len(ds), eventsPerStatement)
-		var sb strings.Builder
-		sb.WriteString(`WITH d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status,
-			attempts, created_at, updated_at) VALUES `)
-		args := make([]any, 0, 16*n)
-		for i, d := range ds[:n] {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?)")
-			args = append(args, d.ID, d.ProjectID, d.EndpointID, d.EventID, d.EventType, d.Status, d.Attempts, d.CreatedAt, d.UpdatedAt)
-		}
-		sb.WriteString(") ")
-		args = appendPlainJobs(&sb, args, rows[:n], false)
-		if err := s.q(ctx).Exec(sb.String(), args...).Error; err != nil {
-			return translate(err, "insert webhook deliveries")
-		}
-		ds, rows = ds[n:], rows[n:]
+	if err := s.q(ctx).CreateInBatches(&ds, eventsPerStatement).Error; err != nil {
+		return translate(err, "insert webhook deliveries")
 	}
+	s.wake(WakeWebhooks)
 	return nil
 }
 

@@ -164,13 +164,19 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	return sub, nil
 }
 
-// store puts concurrent submissions in the outbox and schedules their receipts, in one
-// transaction. A reference already in the outbox (or twice in the batch) stores nothing and
-// answers with the first submission's carrier id and Duplicate set.
+// receiptGrace is how much later than the simulated latency the receipts' job comes due: it
+// reports them only when the process that accepted the messages ended before it could.
+const receiptGrace = 10 * time.Second
+
+// store puts concurrent submissions in the outbox in one transaction, with the job that reports
+// their receipts should this process end first; this process reports them itself after the
+// simulated latency, then forgets the job. A reference already in the outbox (or twice in the
+// batch) stores nothing and answers with the first submission's carrier id and Duplicate set.
 func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Submission, error) {
 	out := make([]carriers.Submission, len(es))
-	err := c.cfg.Store.AddToOutbox(ctx, es, func(first map[string]string) (river.JobArgs, *river.InsertOpts) {
-		var receipts []receiptArgs
+	var receipts []receiptArgs
+	jobID, err := c.cfg.Store.AddToOutbox(ctx, es, func(first map[string]string) (river.JobArgs, *river.InsertOpts) {
+		receipts = receipts[:0]
 		fresh := map[string]bool{}
 		for i, e := range es {
 			cid := first[e.Reference]
@@ -186,9 +192,37 @@ func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Subm
 		if len(receipts) == 0 {
 			return nil, nil
 		}
-		return receiptsArgs{Receipts: receipts}, &river.InsertOpts{ScheduledAt: time.Now().Add(c.cfg.Latency)}
+		return receiptsArgs{Receipts: receipts}, &river.InsertOpts{ScheduledAt: time.Now().Add(max(0, c.cfg.Latency) + receiptGrace)}
 	})
+	if err == nil && jobID != 0 {
+		c.reportLater(receipts, jobID)
+	}
 	return out, err
+}
+
+// reportLater reports receipts after the simulated latency, then forgets their job.
+func (c *Carrier) reportLater(rs []receiptArgs, jobID int64) {
+	time.AfterFunc(max(0, c.cfg.Latency), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), receiptGrace)
+		defer cancel()
+		errs := make([]error, len(rs))
+		var wg sync.WaitGroup
+		for i, a := range rs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = c.report(ctx, a)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			c.cfg.Logger.Debug("sim: receipts not reported; their job reports them", "err", err)
+			return
+		}
+		if err := c.cfg.Store.ForgetJob(ctx, jobID); err != nil {
+			c.cfg.Logger.Debug("sim: forget a receipts job", "err", err)
+		}
+	})
 }
 
 // Inbound injects a message from a handset (From) to one of our numbers (To), as a carrier

@@ -38,8 +38,12 @@ type Store interface {
 	// AddToOutbox puts entries into the outbox, except those whose reference is there already, in
 	// one transaction that need not wait for the disk (a submission lost with the database is
 	// submitted again). Within it, then gets the carrier id stored first under each reference and
-	// returns the job to insert with the entries (nil for none).
-	AddToOutbox(ctx context.Context, entries []*OutboxEntry, then func(first map[string]string) (river.JobArgs, *river.InsertOpts)) error
+	// returns the job to insert with the entries (nil for none); AddToOutbox returns the job's id
+	// (0 for none).
+	AddToOutbox(ctx context.Context, entries []*OutboxEntry, then func(first map[string]string) (river.JobArgs, *river.InsertOpts)) (int64, error)
+	// ForgetJob deletes a job inserted by AddToOutbox that has not run yet: its work was done
+	// another way. A job that ran, or runs, is no error.
+	ForgetJob(ctx context.Context, id int64) error
 	// Outbox lists the outbox oldest first, only the messages to one number when to is not empty.
 	Outbox(ctx context.Context, to string) ([]OutboxEntry, error)
 }

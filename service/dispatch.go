@@ -1,0 +1,565 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/kit"
+	"github.com/switchboard/switchboard/store"
+)
+
+// Dispatch: the outbound queue's messages to their carriers. Each dispatch loop claims a batch of
+// due messages in one statement (those it can send at once move to `sending` in it), submits
+// them to their carriers concurrently, and records the accepted submissions, with their
+// message.sent events, in one statement. It is safe to run on every instance and to crash at any
+// point: a claim is a lease (the rows come due again when it ends), and a message left `sending`
+// is submitted again with the same reference, which the carrier answers with its first
+// submission.
+
+// Dispatch tuning.
+const (
+	// outboundBatch is the most messages of one claim.
+	outboundBatch = 200
+	// resubmitAfter is how long a claim holds its messages: a message still unrecorded after it
+	// (its dispatcher presumably died with its process) is claimed and submitted again.
+	resubmitAfter = 10 * time.Second
+	// slotTolerance is how early a message may take its pacing slot.
+	slotTolerance = 5 * time.Millisecond
+	// submitConcurrency is how many submissions one dispatch loop has in flight at most.
+	submitConcurrency = 200
+	// dispatchPoll is how often an idle dispatch loop looks for due messages (wake-ups make it
+	// look at once when this or another instance queues one).
+	dispatchPoll = 100 * time.Millisecond
+)
+
+// dispatchLoops is how many dispatch loops an instance runs: several on PostgreSQL, where
+// claims skip each other's rows, one on SQLite, whose single writer serialises them anyway.
+func dispatchLoops(d store.Dialect) int {
+	if d == store.Postgres {
+		return 4
+	}
+	return 1
+}
+
+// Runner is a set of background loops started by a Start method; Stop ends them.
+type Runner struct {
+	cancel context.CancelCauseFunc
+	// drain, when set, lets the loops finish what they have in flight before the context ends.
+	drain func()
+	wg    sync.WaitGroup
+}
+
+// errStopped is the cause of a runner's context once it is stopped.
+var errStopped = errors.New("service: stopped")
+
+// Stop stops the loops: they take no more work and finish what they have in flight, until ctx
+// ends, when what is left is abandoned (to be taken over once its lease ends).
+func (r *Runner) Stop(ctx context.Context) error {
+	if r.drain != nil {
+		r.drain()
+	}
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		r.cancel(errStopped)
+		return nil
+	case <-ctx.Done():
+		r.cancel(errStopped)
+		<-done
+		return ctx.Err()
+	}
+}
+
+// StopAndCancel stops the loops at once, abandoning what they have in flight, as a dying
+// instance would.
+func (r *Runner) StopAndCancel(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_ = r.Stop(ctx)
+	return nil
+}
+
+// StartDispatch starts the dispatch loops of this instance; Stop them with the returned Runner.
+func (m *Messages) StartDispatch(ctx context.Context) *Runner {
+	ctx, cancel := context.WithCancelCause(ctx)
+	draining := make(chan struct{})
+	var once sync.Once
+	r := &Runner{cancel: cancel, drain: func() { once.Do(func() { close(draining) }) }}
+	wake := m.cfg.Store.Subscribe(store.WakeOutbound)
+	more := make(chan struct{}, 1)
+	for range dispatchLoops(m.cfg.Store.Dialect()) {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			m.dispatchLoop(ctx, draining, wake, more)
+		}()
+	}
+	return r
+}
+
+// dispatchLoop claims and dispatches batches until draining closes or ctx ends. A loop that claimed
+// a full batch signals more, so that an idle loop claims the next batch meanwhile.
+func (m *Messages) dispatchLoop(ctx context.Context, draining, wake <-chan struct{}, more chan struct{}) {
+	backoff := dispatchPoll
+	for !stopping(ctx, draining) {
+		works, err := m.cfg.Store.ClaimOutbound(ctx, m.criteria())
+		if err != nil {
+			backoff = claimFailed(ctx, draining, m.cfg.Logger, "claim outbound messages", err, backoff)
+			continue
+		}
+		backoff = dispatchPoll
+		if len(works) == outboundBatch {
+			// More are due: let another loop claim the next batch meanwhile.
+			select {
+			case more <- struct{}{}:
+			default:
+			}
+		}
+		if len(works) > 0 {
+			m.dispatchBatch(ctx, works)
+			if len(works) == outboundBatch {
+				continue
+			}
+		}
+		sleep(ctx, draining, wake, more, m.idleWait())
+	}
+}
+
+// idleWait is how long an idle loop waits before it looks again, unless woken.
+func (m *Messages) idleWait() time.Duration {
+	if m.cfg.Store.Dialect() == store.SQLite {
+		return dispatchPoll / 2
+	}
+	return dispatchPoll
+}
+
+// stopping reports whether draining has closed or ctx has ended.
+func stopping(ctx context.Context, draining <-chan struct{}) bool {
+	select {
+	case <-draining:
+		return true
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// claimFailed logs a failed claim (unless the loop is stopping) and waits backoff doubled (at most
+// 5 s), which it returns.
+func claimFailed(ctx context.Context, draining <-chan struct{}, log *slog.Logger, what string, err error, backoff time.Duration) time.Duration {
+	if ctx.Err() == nil {
+		log.Warn(what, "err", err)
+	}
+	backoff = min(2*backoff, 5*time.Second)
+	sleep(ctx, draining, nil, nil, backoff)
+	return backoff
+}
+
+// sleep waits d, or until wake or more fires, draining closes or ctx ends.
+func sleep(ctx context.Context, draining, wake <-chan struct{}, more chan struct{}, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-wake:
+	case <-more:
+	case <-draining:
+	case <-ctx.Done():
+	}
+}
+
+// criteria are the rules a claim applies.
+func (m *Messages) criteria() store.OutboundCriteria {
+	var unpaced []string
+	for _, t := range []string{store.NumberLocal, store.NumberTollFree, store.NumberShortCode, store.NumberDemo} {
+		if m.cfg.Pacing.interval(t) == 0 {
+			unpaced = append(unpaced, t)
+		}
+	}
+	return store.OutboundCriteria{Now: m.now(), Limit: outboundBatch, Lease: resubmitAfter, Unpaced: unpaced,
+		SlotTolerance: slotTolerance, Expiry: m.cfg.Expiry}
+}
+
+// dispatchBatch submits a claimed batch and records the outcome.
+func (m *Messages) dispatchBatch(ctx context.Context, works []store.OutboundWork) {
+	var submit []*store.OutboundWork
+	var settle []*store.OutboundWork
+	for i := range works {
+		w := &works[i]
+		switch {
+		case w.Claimed:
+			submit = append(submit, w)
+		case w.Status == store.StatusSending:
+			// Its claim lapsed without a record (its dispatcher presumably died): submit again.
+			submit = append(submit, w)
+		default:
+			settle = append(settle, w)
+		}
+	}
+	if len(settle) > 0 {
+		more, err := m.settle(ctx, settle)
+		if err != nil {
+			m.cfg.Logger.Warn("dispatch: settle claimed messages", "err", err)
+		}
+		submit = append(submit, more...)
+	}
+	if len(submit) == 0 {
+		return
+	}
+	type result struct {
+		carrierID *string
+		err       error
+	}
+	results := make([]result, len(submit))
+	sem := make(chan struct{}, submitConcurrency)
+	var wg sync.WaitGroup
+	for i, w := range submit {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			sctx := kit.WithTraceparent(ctx, w.Traceparent) // the trace of the request that sent it
+			id, err := m.submit(sctx, &w.Message)
+			results[i] = result{id, err}
+		}()
+	}
+	wg.Wait()
+	at := m.now()
+	var sent []store.Sent
+	for i, w := range submit {
+		r := results[i]
+		switch {
+		case r.err != nil:
+			// Failed for now: the message is due again after a backoff (its claim counts attempts).
+			due := at.Add(submitBackoff(w.Attempts))
+			if err := m.cfg.Store.RequeueOutbound(context.WithoutCancel(ctx), []string{w.ID}, due); err != nil {
+				m.cfg.Logger.Warn("dispatch: requeue a failed submission", "message_id", w.ID, "err", err)
+			}
+		case r.carrierID != nil:
+			ev, err := m.sentEvent(w, at, *r.carrierID)
+			if err != nil {
+				m.cfg.Logger.Error("dispatch: message.sent event", "message_id", w.ID, "err", err)
+				continue
+			}
+			sent = append(sent, store.Sent{ID: w.ID, CarrierID: *r.carrierID, Event: ev})
+		}
+	}
+	// The carriers have these messages: record them even if this instance is stopping.
+	if err := m.cfg.Store.RecordSent(context.WithoutCancel(ctx), sent, at); err != nil {
+		m.cfg.Logger.Warn("dispatch: record sent messages; they are submitted again after their lease", "n", len(sent), "err", err)
+	}
+}
+
+// submitBackoff is how long a message whose submission failed for now waits before it is tried
+// again, by its attempts so far: attempts⁴ seconds (as River's retries), at most 10 minutes.
+func submitBackoff(attempts int) time.Duration {
+	a := time.Duration(max(1, attempts))
+	return min(a*a*a*a*time.Second, 10*time.Minute)
+}
+
+// sentEvent is a message's message.sent event, as it is once recorded sent at at.
+func (m *Messages) sentEvent(w *store.OutboundWork, at time.Time, carrierID string) (store.Event, error) {
+	v := store.MessageView{Message: w.Message, Contact: w.Contact, PhoneNumber: w.PhoneNumber}
+	v.Status, v.SentAt, v.UpdatedAt = store.StatusSent, &at, at
+	if carrierID != "" && v.CarrierID == nil {
+		v.CarrierID = &carrierID
+	}
+	if v.Type != TypeSMS {
+		atts, err := m.cfg.Store.MessageAttachmentsMeta(context.Background(), w.ID)
+		if err != nil {
+			return store.Event{}, err
+		}
+		v.Attachments = atts
+	}
+	e, err := store.NewEvent(v.ProjectID, v.AccountID, EventMessageSent, m.messageData(&v))
+	if err != nil {
+		return store.Event{}, err
+	}
+	e.Traceparent = v.Traceparent
+	return e, nil
+}
+
+// settle decides, in one transaction, what becomes of claimed messages that the claim did not move
+// to `sending`: an expired one fails (expired), one to a blocked recipient fails with the block's
+// reason, one of a paced sender takes its pacing slot (in creation order per sender) and is
+// either sent now or due at its slot, and one that is already sent, final or canceled leaves the
+// queue. It returns those it moved to `sending`.
+func (m *Messages) settle(ctx context.Context, works []*store.OutboundWork) ([]*store.OutboundWork, error) {
+	var out []*store.OutboundWork
+	now := m.now()
+	err := m.cfg.Store.TxAsync(ctx, func(tx *store.Store) error {
+		out = out[:0]
+		var paced []*store.OutboundWork
+		var done []string
+		for _, w := range works {
+			switch w.Status {
+			case store.StatusQueued, store.StatusScheduled:
+			default:
+				done = append(done, w.ID)
+				continue
+			}
+			if !now.Before(m.queuedSince(&w.Message).Add(m.cfg.Expiry)) {
+				if err := m.fail(ctx, tx, &w.Message, carriers.FailureExpired, now, &store.MessageView{Contact: w.Contact, PhoneNumber: w.PhoneNumber}); err != nil {
+					return err
+				}
+				continue
+			}
+			if b := w.Block; b != nil && now.Before(b.RetryAfter) {
+				if err := m.fail(ctx, tx, &w.Message, b.Reason, now, &store.MessageView{Contact: w.Contact, PhoneNumber: w.PhoneNumber}); err != nil {
+					return err
+				}
+				continue
+			}
+			paced = append(paced, w)
+		}
+		if err := tx.DropOutbound(ctx, done); err != nil {
+			return err
+		}
+		var err error
+		out, err = m.pace(ctx, tx, paced, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// pace gives each message of a paced sender without a slot its number's next slot, in the order
+// the messages were created; those whose slot has come move to `sending` and are returned, the
+// others are due at their slot.
+func (m *Messages) pace(ctx context.Context, tx *store.Store, paced []*store.OutboundWork, now time.Time) ([]*store.OutboundWork, error) {
+	slices.SortFunc(paced, func(a, b *store.OutboundWork) int { return strings.Compare(a.ID, b.ID) })
+	fresh := map[string][]*store.OutboundWork{} // by sender number
+	var senders []string
+	for _, w := range paced {
+		if w.NotBefore == nil {
+			if fresh[w.PhoneNumberID] == nil {
+				senders = append(senders, w.PhoneNumberID)
+			}
+			fresh[w.PhoneNumberID] = append(fresh[w.PhoneNumberID], w)
+		}
+	}
+	for _, sender := range senders {
+		group := fresh[sender]
+		iv := m.cfg.Pacing.interval(group[0].SenderType)
+		if iv == 0 {
+			for _, w := range group {
+				slot := now
+				w.NotBefore = &slot
+			}
+			continue
+		}
+		first, err := tx.ReserveSendSlots(ctx, sender, now, iv, len(group))
+		if err != nil {
+			return nil, err
+		}
+		for k, w := range group {
+			slot := first.Add(time.Duration(k) * iv)
+			w.NotBefore = &slot
+		}
+	}
+	var out []*store.OutboundWork
+	for _, w := range paced {
+		fields := map[string]any{"updated_at": now, "not_before": *w.NotBefore, "status": store.StatusQueued}
+		if !w.NotBefore.After(now.Add(slotTolerance)) {
+			fields["status"] = store.StatusSending
+			out = append(out, w)
+		} else {
+			due := *w.NotBefore
+			if exp := m.queuedSince(&w.Message).Add(m.cfg.Expiry); exp.Before(due) {
+				due = exp
+			}
+			if err := tx.RequeueOutbound(ctx, []string{w.ID}, due); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := tx.UpdateMessage(ctx, w.ID, []string{w.Status}, fields); err != nil {
+			return nil, err
+		}
+		w.Status, w.UpdatedAt = fields["status"].(string), now
+	}
+	return out, nil
+}
+
+// queuedSince is when a message started waiting to be sent.
+func (m *Messages) queuedSince(msg *store.Message) time.Time {
+	if msg.SendAt != nil && msg.SendAt.After(msg.CreatedAt) {
+		return *msg.SendAt
+	}
+	return msg.CreatedAt
+}
+
+// submit fetches a `sending` message's attachments and hands it to its carrier. It returns the
+// carrier's id of the message when the carrier accepted it, nil when the message failed for good
+// (recorded here), or an error when the submission should be tried again.
+func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, error) {
+	out := carriers.Outbound{Reference: msg.ID, From: msg.FromNumber, To: msg.ToNumber, Encoding: msg.Encoding, Segments: msg.Segments}
+	if msg.Body != nil {
+		out.Body = *msg.Body
+	}
+	media, err := m.media(ctx, msg)
+	var unreachable *errAttachment
+	if errors.As(err, &unreachable) {
+		m.cfg.Logger.Info("attachment unreachable", "message_id", msg.ID, "err", err)
+		return nil, m.failSending(ctx, msg, carriers.FailureAttachmentUnreachable)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Media = media
+	messenger, err := m.cfg.Carriers.Messenger(msg.Carrier)
+	if err != nil {
+		m.cfg.Logger.Error("no messaging carrier for a message", "message_id", msg.ID, "carrier", msg.Carrier, "err", err)
+		return nil, m.failSending(ctx, msg, carriers.FailureUnknown)
+	}
+	start := time.Now()
+	sctx, span := tracer().Start(ctx, "carrier.submit", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("switchboard.carrier", msg.Carrier), attribute.String("switchboard.message_id", msg.ID)))
+	sub, err := messenger.Submit(sctx, out)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
+	var refused *carriers.SubmitError
+	switch {
+	case errors.As(err, &refused) && refused.Permanent:
+		m.metrics.observeSubmit(msg.Carrier, time.Since(start), submitRefused)
+		m.cfg.Logger.Info("the carrier refused a message", "message_id", msg.ID, "carrier", msg.Carrier, "reason", refused.Reason)
+		return nil, m.failSending(ctx, msg, refused.Reason)
+	case err != nil:
+		m.metrics.observeSubmit(msg.Carrier, time.Since(start), submitTemporary)
+		m.cfg.Logger.Warn("carrier submission failed; it is tried again", "message_id", msg.ID, "carrier", msg.Carrier, "err", err)
+		if !m.now().Before(m.queuedSince(msg).Add(m.cfg.Expiry)) {
+			return nil, m.failSending(ctx, msg, carriers.FailureExpired)
+		}
+		return nil, fmt.Errorf("submit message %s: %w", msg.ID, err)
+	}
+	m.metrics.observeSubmit(msg.Carrier, time.Since(start), "")
+	return &sub.CarrierID, nil
+}
+
+// media fetches (once) and stores a message's attachments, and returns them as the carrier gets
+// them: signed URLs of the stored copies.
+func (m *Messages) media(ctx context.Context, msg *store.Message) ([]carriers.Media, error) {
+	if msg.Type != TypeMMS {
+		return nil, nil
+	}
+	atts, err := m.cfg.Store.MessageAttachments(ctx, msg.ID)
+	if err != nil || len(atts) == 0 {
+		return nil, err
+	}
+	out := make([]carriers.Media, 0, len(atts))
+	for _, a := range atts {
+		ct := ""
+		if a.ContentType != nil {
+			ct = *a.ContentType
+		}
+		if a.FetchedAt == nil {
+			var data []byte
+			if ct, data, err = m.fetchAttachment(ctx, a.URL, nil); err != nil {
+				return nil, err
+			}
+			if err := m.cfg.Store.SaveAttachmentFile(ctx, a.ID, AttachmentType(ct), ct, data, m.now()); err != nil {
+				return nil, err
+			}
+		}
+		u, err := m.FileURL(ctx, a.ID, CarrierFileURLTTL)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, carriers.Media{URL: u, ContentType: ct})
+	}
+	return out, nil
+}
+
+// failSending fails a message that is `sending`; it leaves the outbound queue.
+func (m *Messages) failSending(ctx context.Context, msg *store.Message, reason string) error {
+	return m.cfg.Store.TxAsync(context.WithoutCancel(ctx), func(tx *store.Store) error {
+		locked, err := tx.LockMessage(ctx, msg.ID)
+		if err != nil {
+			return err
+		}
+		if locked.Status != store.StatusSending {
+			return tx.DropOutbound(ctx, []string{msg.ID})
+		}
+		return m.fail(ctx, tx, locked, reason, m.now(), nil)
+	})
+}
+
+// fail records a message's failure and its message.failed event inside tx, and takes it out of the
+// outbound queue. Numbers that failed as invalid or unreachable are blocked for the account.
+func (m *Messages) fail(ctx context.Context, tx *store.Store, msg *store.Message, reason string, at time.Time, v *store.MessageView) error {
+	if !knownFailure[reason] {
+		reason = carriers.FailureUnknown
+	}
+	if err := tx.DropOutbound(ctx, []string{msg.ID}); err != nil {
+		return err
+	}
+	ok, err := tx.UpdateMessage(ctx, msg.ID, []string{msg.Status},
+		map[string]any{"status": store.StatusFailed, "failed_at": at, "failure_reason": reason, "updated_at": at})
+	if err != nil || !ok {
+		return err
+	}
+	msg.Status, msg.FailedAt, msg.FailureReason, msg.UpdatedAt = store.StatusFailed, &at, &reason, at
+	if blocksRecipient(reason) {
+		if err := tx.BlockNumber(ctx, store.BlockedNumber{AccountID: msg.AccountID, PhoneNumber: msg.ToNumber,
+			Reason: reason, BlockedAt: at, RetryAfter: at.Add(BlockRetryAfter)}); err != nil {
+			return err
+		}
+	}
+	if v != nil && v.Contact.ID != "" && msg.Type != TypeSMS {
+		v = nil // an MMS's event reads its attachments
+	}
+	return m.messageEvent(ctx, tx, EventMessageFailed, msg, v)
+}
+
+// blockReasons are the failure reasons that block the recipient for the account (decisions §5).
+var blockReasons = []string{carriers.FailureInvalidMobileNumber, carriers.FailureUnreachableCarrier}
+
+func blocksRecipient(reason string) bool { return slices.Contains(blockReasons, reason) }
+
+var knownFailure = map[string]bool{
+	carriers.FailureInvalidMobileNumber: true, carriers.FailureUnreachableCarrier: true, carriers.FailureLandline: true,
+	carriers.FailureCarrierFiltered: true, carriers.FailureOptedOutAtCarrier: true, carriers.FailureExpired: true,
+	carriers.FailureAttachmentUnreachable: true, carriers.FailureUnknown: true,
+}
+
+// dispatchArgs is the dispatch job of one message, as releases before the outbound queue enqueued
+// it with every message; the worker below puts such a message into the queue.
+type dispatchArgs struct {
+	MessageID string `json:"message_id"`
+}
+
+// Kind names the job.
+func (dispatchArgs) Kind() string { return "dispatch_message" }
+
+// MessagesQueue is the job queue of the dispatch jobs of earlier releases.
+const MessagesQueue = "messages"
+
+// InsertOpts puts dispatch jobs in their own queue.
+func (dispatchArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: MessagesQueue} }
+
+type dispatchWorker struct {
+	river.WorkerDefaults[dispatchArgs]
+	m *Messages
+}
+
+// Work puts the message into the outbound queue, due at once, when it still has to be sent.
+func (w *dispatchWorker) Work(ctx context.Context, j *river.Job[dispatchArgs]) error {
+	return w.m.cfg.Store.RequeueMessage(ctx, j.Args.MessageID, w.m.now())
+}

@@ -1,0 +1,103 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/store"
+)
+
+// Receipts: a carrier's delivery receipt walks down to the store once per batch. Concurrent
+// receipts share one store operation (store.FinishOutbound), which records each message's outcome
+// with its events, its webhook deliveries and the blocks it sets or lifts.
+
+// receiptBatch is the most receipts of one store operation; receiptParallel the most such
+// operations at a time.
+const (
+	receiptBatch    = 200
+	receiptParallel = 2
+)
+
+// receiptItem is one delivery receipt of one carrier.
+type receiptItem struct {
+	carrier string
+	rc      *carriers.Receipt
+}
+
+// applyReceipt records a carrier's delivery receipt; concurrent receipts share one operation.
+// A receipt for a message that already has its outcome (carriers repeat them) changes nothing.
+func (m *Messages) applyReceipt(ctx context.Context, carrier string, rc *carriers.Receipt) error {
+	_, err := m.receipts.Do(ctx, receiptItem{carrier: carrier, rc: rc})
+	return err
+}
+
+// applyReceipts records receipts: each message's outcome, message.delivered or message.failed
+// (preceded by message.sent for a message whose receipt overtook the record of its submission),
+// and the blocks they set or lift.
+func (m *Messages) applyReceipts(ctx context.Context, items []receiptItem) ([]struct{}, error) {
+	outs := make([]store.Outcome, len(items))
+	for i, it := range items {
+		o := store.Outcome{ID: it.rc.Reference, Status: store.StatusDelivered, At: it.rc.At.UTC().Truncate(time.Microsecond), CarrierID: it.rc.CarrierID}
+		if it.rc.At.IsZero() {
+			o.At = m.now()
+		}
+		if it.rc.Status == carriers.ReceiptFailed {
+			o.Status, o.Reason = store.StatusFailed, it.rc.FailureReason
+			if !knownFailure[o.Reason] {
+				o.Reason = carriers.FailureUnknown
+			}
+		}
+		outs[i] = o
+	}
+	rules := store.OutcomeRules{BlockReasons: blockReasons, BlockFor: BlockRetryAfter}
+	err := m.cfg.Store.FinishOutbound(ctx, outs, rules, func(fin []*store.Finished) ([]store.Event, error) {
+		// One insert, in this order: each message's message.sent gets an earlier id than its
+		// outcome, so every message that reached the carrier is announced sent before it is
+		// announced delivered or failed.
+		var sent, outcome []store.Event
+		for i, f := range fin {
+			if f == nil {
+				m.cfg.Logger.Debug("receipt for no message waiting for one", "carrier", items[i].carrier, "reference", outs[i].ID)
+				continue
+			}
+			if f.WasSending {
+				v := f.MessageView
+				v.Message = sentStep(f.Message)
+				e, err := m.viewEvent(EventMessageSent, &v)
+				if err != nil {
+					return nil, err
+				}
+				sent = append(sent, e)
+			}
+			typ := EventMessageDelivered
+			if f.Status == store.StatusFailed {
+				typ = EventMessageFailed
+			}
+			e, err := m.viewEvent(typ, &f.MessageView)
+			if err != nil {
+				return nil, err
+			}
+			outcome = append(outcome, e)
+		}
+		return append(sent, outcome...), nil
+	})
+	return make([]struct{}, len(items)), err
+}
+
+// viewEvent is an event of type typ about a message as v shows it, in the trace of the request
+// that sent it.
+func (m *Messages) viewEvent(typ string, v *store.MessageView) (store.Event, error) {
+	e, err := store.NewEvent(v.ProjectID, v.AccountID, typ, m.messageData(v))
+	if err != nil {
+		return store.Event{}, err
+	}
+	e.Traceparent = v.Traceparent
+	return e, nil
+}
+
+// sentStep is a message as it was once sent, before the outcome that is now recorded with it.
+func sentStep(msg store.Message) store.Message {
+	msg.Status, msg.DeliveredAt, msg.FailedAt, msg.FailureReason = store.StatusSent, nil, nil, nil
+	return msg
+}

@@ -1,0 +1,364 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The outbound queue (table outbound_queue) holds the outbound messages that have yet to reach
+// their carrier. A message enters it in the statement that stores it, and leaves it in the
+// statement that records it sent, failed or canceled. Dispatchers claim due rows in batches: the
+// claim pushes each row's due time to the end of a lease, so that a dispatcher that dies
+// mid-submission leaves its messages to be claimed again once the lease is over (the carrier
+// answers a repeated reference with its first submission), and moves the messages it can
+// submit at once to `sending` in the same statement.
+
+// OutboundCriteria says which claimed messages a claim moves to `sending` at once: those queued
+// or scheduled whose sender is unpaced or whose pacing slot has come, not expired, and not to a
+// recipient the account has blocked. The others come back unclaimed for the caller to decide.
+type OutboundCriteria struct {
+	// Now is the claim's time.
+	Now time.Time
+	// Limit is the most messages of one claim.
+	Limit int
+	// Lease is how long the claimed messages are the claimer's: their rows are due again after it.
+	Lease time.Duration
+	// Unpaced lists the sender types (number types) that send without pacing.
+	Unpaced []string
+	// SlotTolerance is how early a message may take its pacing slot.
+	SlotTolerance time.Duration
+	// Expiry is how long a message may wait to be sent, counted from its send_at or creation.
+	Expiry time.Duration
+}
+
+// OutboundWork is a claimed outbound message with what its submission and its events need.
+type OutboundWork struct {
+	Message
+	Contact     Contact
+	PhoneNumber PhoneNumber
+	// Claimed is true when the claim moved the message to `sending`: it is the caller's to submit.
+	Claimed bool
+	// Attempts counts the claims of the message, this one included.
+	Attempts int
+	// Block is the account's block on the recipient, if there is one.
+	Block *BlockedNumber
+}
+
+// queuedSince is when a message started waiting to be sent: its send_at when later than its
+// creation.
+func queuedSince(m *Message) time.Time {
+	if m.SendAt != nil && m.SendAt.After(m.CreatedAt) {
+		return *m.SendAt
+	}
+	return m.CreatedAt
+}
+
+// claimable is OutboundCriteria's rule for one message (PostgreSQL applies it in SQL).
+func (c OutboundCriteria) claimable(w *OutboundWork) bool {
+	if w.Status != StatusQueued && w.Status != StatusScheduled {
+		return false
+	}
+	if !slices.Contains(c.Unpaced, w.SenderType) && (w.NotBefore == nil || w.NotBefore.After(c.Now.Add(c.SlotTolerance))) {
+		return false
+	}
+	if !queuedSince(&w.Message).After(c.Now.Add(-c.Expiry)) {
+		return false
+	}
+	return w.Block == nil || !w.Block.RetryAfter.After(c.Now)
+}
+
+// ClaimOutbound claims up to c.Limit due messages of the outbound queue, oldest due first, for
+// c.Lease, and moves those that c allows to `sending`. On PostgreSQL it is one statement, and
+// concurrent claims (of this or another instance) skip each other's rows.
+func (s *Store) ClaimOutbound(ctx context.Context, c OutboundCriteria) ([]OutboundWork, error) {
+	now := c.Now.UTC()
+	if s.dialect == Postgres {
+		return s.claimOutboundPG(ctx, c, now)
+	}
+	var out []OutboundWork
+	err := s.Tx(ctx, func(tx *Store) error {
+		var rows []struct {
+			MessageID string
+			Attempts  int
+		}
+		if err := tx.q(ctx).Raw(`SELECT message_id, attempts FROM outbound_queue WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
+			now, c.Limit).Scan(&rows).Error; err != nil {
+			return translate(err, "claim outbound")
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		ids, attempts := make([]string, len(rows)), make(map[string]int, len(rows))
+		for i, r := range rows {
+			ids[i], attempts[r.MessageID] = r.MessageID, r.Attempts+1
+		}
+		if err := tx.q(ctx).Exec(`UPDATE outbound_queue SET due_at = ?, attempts = attempts + 1 WHERE message_id IN ?`,
+			now.Add(c.Lease), ids).Error; err != nil {
+			return translate(err, "lease outbound")
+		}
+		works, err := tx.outboundWorks(ctx, ids)
+		if err != nil {
+			return err
+		}
+		var sending []string
+		for i := range works {
+			w := &works[i]
+			w.Attempts = attempts[w.ID]
+			if c.claimable(w) {
+				w.Claimed = true
+				sending = append(sending, w.ID)
+			}
+		}
+		if len(sending) > 0 {
+			if err := tx.q(ctx).Exec(`UPDATE messages SET status = ?, updated_at = ? WHERE id IN ?`, StatusSending, now, sending).Error; err != nil {
+				return translate(err, "mark messages sending")
+			}
+		}
+		out = works
+		return nil
+	})
+	for i := range out {
+		if out[i].Claimed {
+			out[i].Status, out[i].UpdatedAt = StatusSending, now
+		}
+	}
+	return out, err
+}
+
+// outboundWorks reads messages with their contacts, numbers and blocks, in id order.
+func (s *Store) outboundWorks(ctx context.Context, ids []string) ([]OutboundWork, error) {
+	var msgs []Message
+	if err := s.q(ctx).Where("id IN ?", ids).Order("id").Find(&msgs).Error; err != nil {
+		return nil, translate(err, "read outbound messages")
+	}
+	views, err := s.MessageViews(ctx, msgs)
+	if err != nil {
+		return nil, err
+	}
+	var accounts, phones []string
+	for _, m := range msgs {
+		accounts, phones = append(accounts, m.AccountID), append(phones, m.ToNumber)
+	}
+	blocks, err := s.BlockedAmong(ctx, accounts, phones)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]OutboundWork, len(views))
+	for i, v := range views {
+		out[i] = OutboundWork{Message: v.Message, Contact: v.Contact, PhoneNumber: v.PhoneNumber}
+		if b, ok := blocks[[2]string{v.AccountID, v.ToNumber}]; ok {
+			out[i].Block = &b
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now time.Time) ([]OutboundWork, error) {
+	q := `WITH q AS (
+			SELECT message_id FROM outbound_queue WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
+		), l AS (
+			UPDATE outbound_queue o SET due_at = $3, attempts = o.attempts + 1 FROM q WHERE o.message_id = q.message_id
+			RETURNING o.message_id, o.attempts
+		), s AS (
+			UPDATE messages m SET status = 'sending', updated_at = $1 FROM l
+			WHERE m.id = l.message_id AND m.status IN ('queued', 'scheduled')
+				AND (m.sender_type = ANY($4) OR m.not_before <= $5)
+				AND GREATEST(COALESCE(m.send_at, m.created_at), m.created_at) > $6
+				AND NOT EXISTS (SELECT 1 FROM blocked_numbers b WHERE b.account_id = m.account_id
+					AND b.phone_number = m.to_number AND b.retry_after > $1)
+			RETURNING m.id
+		)
+		SELECT ` + colsOf("m", messageCols) + `, s.id IS NOT NULL, l.attempts, ` + colsOf("k", contactCols) + `, ` +
+		colsOf("pn", numberCols) + `, b.reason, b.blocked_at, b.retry_after
+		FROM l JOIN messages m ON m.id = l.message_id LEFT JOIN s ON s.id = l.message_id
+		JOIN contacts k ON k.id = m.contact_id JOIN phone_numbers pn ON pn.id = m.phone_number_id
+		LEFT JOIN blocked_numbers b ON b.account_id = m.account_id AND b.phone_number = m.to_number
+		ORDER BY m.id`
+	var out []OutboundWork
+	err := s.pgxConn(ctx, func(conn *pgx.Conn) error {
+		rows, err := conn.Query(ctx, q, now, c.Limit, now.Add(c.Lease), c.Unpaced, now.Add(c.SlotTolerance), now.Add(-c.Expiry))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var w OutboundWork
+			var reason *string
+			var blockedAt, retryAfter *time.Time
+			dest := append(messageDest(&w.Message), &w.Claimed, &w.Attempts)
+			dest = append(append(dest, contactDest(&w.Contact)...), numberDest(&w.PhoneNumber)...)
+			if err := rows.Scan(append(dest, &reason, &blockedAt, &retryAfter)...); err != nil {
+				return err
+			}
+			utcMessage(&w.Message)
+			utcContact(&w.Contact)
+			utcNumber(&w.PhoneNumber)
+			if reason != nil {
+				w.Block = &BlockedNumber{AccountID: w.AccountID, PhoneNumber: w.ToNumber, Reason: *reason,
+					BlockedAt: blockedAt.UTC(), RetryAfter: retryAfter.UTC()}
+			}
+			if w.Claimed {
+				w.Status, w.UpdatedAt = StatusSending, now
+			}
+			out = append(out, w)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, translate(err, "claim outbound")
+	}
+	return out, nil
+}
+
+// Sent is an outbound message its carrier accepted, with the carrier's id of it ("" when the
+// carrier gave none) and its message.sent event.
+type Sent struct {
+	ID        string
+	CarrierID string
+	// Event is the message's message.sent, recorded only when this call moves the message to sent.
+	Event Event
+}
+
+// RecordSent moves messages that are still `sending` to `sent` at at, takes them out of the
+// outbound queue and records the message.sent event of each message it moved (with its webhook
+// deliveries), all in one statement on PostgreSQL. A message no longer sending (a receipt
+// overtook the record of its submission) keeps its state, and its event is not recorded.
+func (s *Store) RecordSent(ctx context.Context, sent []Sent, at time.Time) error {
+	if len(sent) == 0 {
+		return nil
+	}
+	at = at.UTC()
+	evs := make([]Event, len(sent))
+	for i, x := range sent {
+		evs[i] = x.Event
+		evs[i].subject = x.ID
+	}
+	if s.dialect != Postgres || s.inTx() {
+		return s.Tx(ctx, func(tx *Store) error {
+			var moved []string
+			for _, x := range sent {
+				fields := map[string]any{"status": StatusSent, "sent_at": at, "updated_at": at}
+				if x.CarrierID != "" {
+					fields["carrier_id"] = x.CarrierID
+				}
+				res := tx.q(ctx).Model(&Message{}).Where("id = ? AND status = ?", x.ID, StatusSending).Updates(fields)
+				if res.Error != nil {
+					return translate(res.Error, "mark message sent")
+				}
+				if res.RowsAffected == 1 {
+					moved = append(moved, x.ID)
+				}
+			}
+			if err := tx.dropOutbound(ctx, idsOf(sent, func(x Sent) string { return x.ID })); err != nil {
+				return err
+			}
+			var keep []Event
+			for _, e := range evs {
+				if slices.Contains(moved, e.subject) {
+					keep = append(keep, e)
+				}
+			}
+			return tx.InsertEvents(ctx, keep)
+		})
+	}
+	ids, cids := make([]string, len(sent)), make([]string, len(sent))
+	for i, x := range sent {
+		ids[i], cids[i] = x.ID, x.CarrierID
+	}
+	prepareEvents(ctx, evs, at)
+	return s.execEventsPG(ctx, evs, at, func(ea *eventArrays, slots int) (string, []any) {
+		q := `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[]) AS v(id, cid)),
+		u AS (UPDATE messages m SET status = 'sent', sent_at = $3, updated_at = $3,
+				carrier_id = COALESCE(NULLIF(v.cid, ''), m.carrier_id)
+			FROM v WHERE m.id = v.id AND m.status = 'sending' RETURNING m.id),
+		dq AS (DELETE FROM outbound_queue q USING v WHERE q.message_id = v.id), ` +
+			eventsFanout(4, slots, "WHERE ev.subject IN (SELECT id FROM u)")
+		return q, append([]any{ids, cids, at}, ea.args(at)...)
+	})
+}
+
+// RequeueOutbound makes messages of the outbound queue due at due (a pacing slot, the retry of a
+// submission that failed for now).
+func (s *Store) RequeueOutbound(ctx context.Context, ids []string, due time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return translate(s.q(ctx).Exec(`UPDATE outbound_queue SET due_at = ? WHERE message_id IN ?`, due.UTC(), uniq(ids)).Error, "requeue outbound")
+}
+
+// DropOutbound takes messages out of the outbound queue (they were sent, failed or canceled).
+func (s *Store) DropOutbound(ctx context.Context, ids []string) error {
+	return s.dropOutbound(ctx, ids)
+}
+
+func (s *Store) dropOutbound(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return translate(s.q(ctx).Exec(`DELETE FROM outbound_queue WHERE message_id IN ?`, uniq(ids)).Error, "drop outbound")
+}
+
+// enqueueOutbound puts stored messages into the outbound queue, due at their send_at, or at once.
+func (s *Store) enqueueOutbound(ctx context.Context, msgs []Message) error {
+	type row struct {
+		MessageID string
+		DueAt     time.Time
+		Attempts  int
+	}
+	var rows []row
+	for i := range msgs {
+		if msgs[i].Direction == DirectionOutbound && (msgs[i].Status == StatusQueued || msgs[i].Status == StatusScheduled) {
+			rows = append(rows, row{MessageID: msgs[i].ID, DueAt: queuedSince(&msgs[i]).UTC()})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := s.q(ctx).Table("outbound_queue").CreateInBatches(&rows, 1000).Error; err != nil {
+		return translate(err, "enqueue outbound")
+	}
+	s.wake(WakeOutbound)
+	return nil
+}
+
+// OutboundQueueLength counts the messages in the outbound queue; with dueBy, only those due by then.
+func (s *Store) OutboundQueueLength(ctx context.Context, dueBy *time.Time) (int64, error) {
+	q := s.q(ctx).Table("outbound_queue")
+	if dueBy != nil {
+		q = q.Where("due_at <= ?", dueBy.UTC())
+	}
+	var n int64
+	err := q.Count(&n).Error
+	return n, translate(err, "count outbound queue")
+}
+
+// NextOutboundDue is when the outbound queue's next row is due; nil when the queue is empty.
+func (s *Store) NextOutboundDue(ctx context.Context) (*time.Time, error) {
+	var at []time.Time
+	if err := s.q(ctx).Raw(`SELECT due_at FROM outbound_queue ORDER BY due_at LIMIT 1`).Scan(&at).Error; err != nil {
+		return nil, translate(err, "next outbound due")
+	}
+	if len(at) == 0 {
+		return nil, nil
+	}
+	t := at[0].UTC()
+	return &t, nil
+}
+
+// RequeueMessage puts an outbound message that still has to be sent into the outbound queue, due
+// at due, unless it is there already.
+func (s *Store) RequeueMessage(ctx context.Context, id string, due time.Time) error {
+	res := s.q(ctx).Exec(`INSERT INTO outbound_queue (message_id, due_at)
+		SELECT id, ? FROM messages WHERE id = ? AND direction = ? AND status IN ?
+		ON CONFLICT (message_id) DO NOTHING`, due.UTC(), id, DirectionOutbound, []string{StatusQueued, StatusScheduled, StatusSending})
+	if res.Error != nil {
+		return translate(res.Error, "requeue message "+id)
+	}
+	if res.RowsAffected > 0 {
+		s.wake(WakeOutbound)
+	}
+	return nil
+}

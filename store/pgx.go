@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// The hot paths on PostgreSQL (send, dispatch, receipts, webhook deliveries) speak pgx directly on
+// a connection of the store's pool: its arrays (unnest of []string, []time.Time …) in the binary
+// format, its batches (several statements in one round trip) and its per-connection statement
+// cache, without database/sql's and gorm's layers. gorm stays for the rest.
+
+// pgxConn runs fn on a pgx connection of the pool, outside any transaction of the caller's.
+func (s *Store) pgxConn(ctx context.Context, fn func(c *pgx.Conn) error) error {
+	if s.dialect != Postgres {
+		return errors.New("store: pgxConn needs PostgreSQL")
+	}
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return err
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return translate(err, "connection")
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("store: the PostgreSQL driver is not pgx (%T)", dc)
+		}
+		return fn(sc.Conn())
+	})
+}
+
+// inTx reports whether the store handle is inside a transaction (Tx).
+func (s *Store) inTx() bool { return sqlTx(s.db) != nil }
+
+// pgxTx runs fn in a transaction on a pgx connection: committed when fn returns nil, rolled back
+// otherwise.
+func (s *Store) pgxTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return s.pgxConn(ctx, func(c *pgx.Conn) error { return pgx.BeginFunc(ctx, c, fn) })
+}
+
+// Column lists of the rows the hot paths read, in the order the scanners below take them.
+var (
+	messageCols = []string{"id", "project_id", "account_id", "conversation_id", "phone_number_id", "sender_type", "contact_id",
+		"direction", "status", "body", "metadata", "encoding", "segments", "type", "from_number", "to_number", "carrier",
+		"carrier_id", "blast_id", "auto_reply", "traceparent", "failure_reason", "not_before", "created_at", "updated_at",
+		"send_at", "sent_at", "delivered_at", "failed_at", "received_at"}
+	contactCols = []string{"id", "project_id", "account_id", "phone_number", "email", "first_name", "last_name", "metadata",
+		"outbound_disabled", "opted_out", "created_at", "updated_at"}
+	numberCols = []string{"id", "project_id", "account_id", "number", "type", "country", "name", "metadata", "carrier",
+		"campaign_id", "attachment_status", "created_at", "updated_at", "released_at"}
+)
+
+// colsOf renders alias.col for each column.
+func colsOf(alias string, cols []string) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = alias + "." + c
+	}
+	return strings.Join(out, ", ")
+}
+
+// messageDest returns the scan destinations of messageCols for m.
+func messageDest(m *Message) []any {
+	return []any{&m.ID, &m.ProjectID, &m.AccountID, &m.ConversationID, &m.PhoneNumberID, &m.SenderType, &m.ContactID,
+		&m.Direction, &m.Status, &m.Body, &m.Metadata, &m.Encoding, &m.Segments, &m.Type, &m.FromNumber, &m.ToNumber, &m.Carrier,
+		&m.CarrierID, &m.BlastID, &m.AutoReply, &m.Traceparent, &m.FailureReason, &m.NotBefore, &m.CreatedAt, &m.UpdatedAt,
+		&m.SendAt, &m.SentAt, &m.DeliveredAt, &m.FailedAt, &m.ReceivedAt}
+}
+
+// contactDest returns the scan destinations of contactCols for c.
+func contactDest(c *Contact) []any {
+	return []any{&c.ID, &c.ProjectID, &c.AccountID, &c.PhoneNumber, &c.Email, &c.FirstName, &c.LastName, &c.Metadata,
+		&c.OutboundDisabled, &c.OptedOut, &c.CreatedAt, &c.UpdatedAt}
+}
+
+// numberDest returns the scan destinations of numberCols for n.
+func numberDest(n *PhoneNumber) []any {
+	return []any{&n.ID, &n.ProjectID, &n.AccountID, &n.Number, &n.Type, &n.Country, &n.Name, &n.Metadata, &n.Carrier,
+		&n.CampaignID, &n.AttachmentStatus, &n.CreatedAt, &n.UpdatedAt, &n.ReleasedAt}
+}
+
+// utcMessage puts a scanned message's times in UTC, as gorm's reads give them.
+func utcMessage(m *Message) {
+	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+	for _, p := range []**time.Time{&m.NotBefore, &m.SendAt, &m.SentAt, &m.DeliveredAt, &m.FailedAt, &m.ReceivedAt} {
+		if *p != nil {
+			t := (*p).UTC()
+			*p = &t
+		}
+	}
+}
+
+func utcContact(c *Contact) { c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC() }
+
+func utcNumber(n *PhoneNumber) {
+	n.CreatedAt, n.UpdatedAt = n.CreatedAt.UTC(), n.UpdatedAt.UTC()
+	if n.ReleasedAt != nil {
+		t := n.ReleasedAt.UTC()
+		n.ReleasedAt = &t
+	}
+}
