@@ -38,6 +38,10 @@ var _ = Describe("The operator console", Ordered, func() {
 		owner      context.Context
 		secret     string
 		rcv        *hookReceiver
+		s          *scene
+		// patient is the handset the first message goes to: its conversation is the one the
+		// accounts spec reads.
+		patient string
 	)
 
 	BeforeAll(func(ctx context.Context) {
@@ -49,8 +53,9 @@ var _ = Describe("The operator console", Ordered, func() {
 		consoleURL = srv.URL
 		client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // the test server's own certificate
 
-		s := newScene()
+		s = newScene()
 		project, account, number = s.project, s.account, s.number
+		patient = handset()
 		Expect(st.DB().Exec("UPDATE projects SET name = ? WHERE id = ?", "Acme Health", project).Error).To(Succeed())
 		for _, u := range []struct{ email, role string }{{"owner@acme.test", store.RoleOwner}, {"viewer@acme.test", store.RoleViewer}} {
 			_, otp, err := core.Console.AddMember(ctx, service.CLIActor("spec"), project, u.email, u.role)
@@ -98,9 +103,13 @@ var _ = Describe("The operator console", Ordered, func() {
 		Expect(body).NotTo(ContainSubstring(secret), "the secret is not shown again")
 
 		// The key works: two messages (1 and 2 segments) that the usage page shows later.
-		for _, text := range []string{"Your appointment is confirmed.", strings.Repeat("Please bring your insurance card. ", 5)} {
+		for i, text := range []string{"Your appointment is confirmed.", strings.Repeat("Please bring your insurance card. ", 5)} {
+			to := patient
+			if i > 0 {
+				to = handset()
+			}
 			r := apiCall(client, consoleURL, secret, http.MethodPost, "/accounts/"+account+"/messages",
-				map[string]any{"to": handset(), "from": number, "body": text})
+				map[string]any{"to": to, "from": number, "body": text})
 			Expect(r.status).To(Equal(http.StatusCreated), r.body)
 		}
 		Expect(apiCall(client, consoleURL, secret, http.MethodGet, "/accounts/acct_00000000000000000000000000", nil).status).To(Equal(http.StatusNotFound))
@@ -168,9 +177,33 @@ var _ = Describe("The operator console", Ordered, func() {
 		Expect(chromedp.Do(owner, chromedp.Click(chromedp.CSS(`[data-campaign] .cx-btn-ghost`)))).To(Succeed())
 		waitFor(owner, `[...document.querySelectorAll('[data-campaign]')].some(r => r.textContent.includes('Sample messages lack opt-out language'))`)
 		screenshot(owner, "console-campaigns")
+
+		By("showing a conversation read-only, in the inbox's own list and thread, its bodies as text")
+		const html = `<img src=x onerror="document.title='pwned'">`
+		s.texts(patient, html)
 		page(owner, "/console/p/"+project+"/accounts/"+account+"?tab=conversations", "Acme Dental")
-		waitFor(owner, `document.querySelectorAll('.cx-bubble').length >= 1`)
+		inbox := `document.querySelector('[data-testid=conversations]')`
+		waitFor(owner, `!!`+rowOf(patient))
+		Expect(chromedp.Do(owner, chromedp.Evaluate[chromedp.Void](rowOf(patient)+`.click()`))).To(Succeed())
+		thread := inbox + `.querySelectorAll('.sb-conv .sb-msg')`
+		waitFor(owner, `[...`+thread+`].some((m) => m.querySelector('.sb-bubble-text')?.textContent === 'Your appointment is confirmed.' && m.textContent.includes('1 segment'))`)
+		waitFor(owner, `[...`+thread+`].some((m) => m.classList.contains('sb-msg-in') && m.querySelector('.sb-bubble-text')?.textContent === `+"`"+html+"`"+`)`)
+		Expect(evaluate[string](owner, inbox+`.querySelector('.sb-conv .sb-conv-name').textContent`)).To(ContainSubstring("Read-only"))
+		Expect(evaluate[int](owner, inbox+`.querySelectorAll('.sb-composer, .sb-composer-off, textarea, form, [aria-label=Send]').length`)).
+			To(BeZero(), "no composer in a read-only thread")
+		Expect(evaluate[int](owner, inbox+`.querySelectorAll('.sb-bubble img').length`)).To(BeZero(), "a body is text, never HTML")
+		Expect(evaluate[string](owner, `document.title`)).NotTo(Equal("pwned"))
 		screenshot(owner, "console-conversations")
+
+		By("showing the thread alone when narrow, with a way back to the list")
+		Expect(chromedp.Do(owner, chromedp.EmulateViewport(640, 900))).To(Succeed())
+		DeferCleanup(func() { Expect(chromedp.Do(owner, chromedp.EmulateViewport(1360, 900))).To(Succeed()) })
+		waitFor(owner, inbox+`.querySelector('.sb-inbox-narrow') && !`+inbox+`.querySelector('.sb-list-pane') && !!`+inbox+`.querySelector('.sb-conv')`)
+		screenshot(owner, "console-conversations-narrow")
+		Expect(chromedp.Do(owner, chromedp.Click(chromedp.CSS(`[data-testid=conversations] [aria-label="Back to the inbox"]`)))).To(Succeed())
+		waitFor(owner, `!!`+inbox+`.querySelector('.sb-list-pane') && !`+inbox+`.querySelector('.sb-conv')`)
+		Expect(chromedp.Do(owner, chromedp.Evaluate[chromedp.Void](rowOf(patient)+`.click()`))).To(Succeed())
+		waitFor(owner, `!!`+inbox+`.querySelector('.sb-conv .sb-bubble-text')`)
 	})
 
 	It("shows the project's audit log", func() {

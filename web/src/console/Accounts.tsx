@@ -2,9 +2,13 @@
 // 10DLC campaigns and toll-free verifications (submitted and followed here, decided here with the
 // simulated carrier), contacts, conversations (read-only) and blasts with their live progress.
 // Everything is read and changed through the public API's operations on the project.
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { Avatar } from '../ui/components'
-import { formatPhone, shortTime } from '../ui/format'
+import { formatPhone } from '../ui/format'
+import { ConversationList, InboxLayout } from '../ui/inbox/List'
+import { ConversationPane } from '../ui/inbox/Thread'
+import type { Item } from '../ui/inbox/types'
+import { inOrder } from '../ui/inbox/types'
 import type { ProjectProps } from './App'
 import type { Page } from './api'
 import { api, canDo, prj, pub, query } from './api'
@@ -147,7 +151,7 @@ export function AccountPage(props: ProjectProps & { account: string }) {
       {tab === 'numbers' && <Numbers {...props} archived={archived} />}
       {tab === 'campaigns' && <Campaigns {...props} campaigns={review.data?.campaigns || []} onChanged={review.reload} archived={archived} />}
       {tab === 'contacts' && <Contacts {...props} />}
-      {tab === 'conversations' && <Conversations {...props} />}
+      {tab === 'conversations' && <Conversations key={account} {...props} />}
       {tab === 'blasts' && <Blasts {...props} />}
     </div>
   )
@@ -483,67 +487,96 @@ interface Message {
   direction: 'inbound' | 'outbound'
   body: string | null
   attachments: { id: string; type: string; url: string }[]
+  conversation: { id: string }
   segments: number
   created_at: string
-  failure_reason?: string
+  failure_reason?: string | null
 }
 
-/** The account's conversations, read-only: an operator looks, the account's users answer. */
+/** A list read page by page, newest first. */
+interface Paged<T> {
+  items: T[]
+  /** The cursor of the next (older) page; null when there is none. */
+  next: string | null
+  loaded: boolean
+  loading: boolean
+  error: string
+  /** Appends the next page. */
+  more: () => Promise<void>
+}
+
+/** Reads path with params page by page (limit at a time), starting over when they change; an
+ * empty path reads nothing. */
+function usePaged<T>(path: string, params: Record<string, string>, limit: number): Paged<T> {
+  const [p, set] = useState<Omit<Paged<T>, 'more'>>({ items: [], next: null, loaded: false, loading: false, error: '' })
+  const generation = useRef(0)
+  const key = path + query(params)
+  const run = async (after: string, prev: T[], gen: number) => {
+    set({ items: prev, next: after || null, loaded: !!after, loading: true, error: '' })
+    try {
+      const page = await api.get<Page<T>>(path + query({ ...params, after, limit }))
+      if (gen === generation.current) set({ items: [...prev, ...page.data], next: page.pagination.next_cursor, loaded: true, loading: false, error: '' })
+    } catch (err) {
+      if (gen === generation.current) set({ items: prev, next: after || null, loaded: true, loading: false, error: (err as Error).message })
+    }
+  }
+  useEffect(() => {
+    const gen = ++generation.current
+    if (path) run('', [], gen)
+    else set({ items: [], next: null, loaded: true, loading: false, error: '' })
+  }, [key])
+  return { ...p, more: () => (p.next && !p.loading ? run(p.next, p.items, generation.current) : Promise.resolve()) }
+}
+
+/** The account's conversations, read-only, in the inbox's own list and thread (src/ui/inbox): an
+ * operator looks, the account's users answer. Nothing here writes, not even a read mark. */
 function Conversations({ project, account }: ProjectProps & { account: string }) {
-  const convs = useLoad(() => api.get<Page<Conversation>>(pub(project, `/accounts/${account}/conversations?limit=50`)), [account])
-  const [open, setOpen] = useState('')
-  const current = open || convs.data?.data[0]?.id || ''
-  const messages = useLoad(
-    () => (current ? api.get<Page<Message>>(pub(project, `/accounts/${account}/messages` + query({ conversation_id: current, limit: 50 }))) : Promise.resolve(null)),
-    [current],
-  )
-  const conv = convs.data?.data.find((c) => c.id === current)
+  const convs = usePaged<Conversation>(pub(project, `/accounts/${account}/conversations`), {}, 50)
+  // The first conversation is open until one is picked ('' once closed: the list alone when narrow).
+  const [open, setOpen] = useState<string | null>(null)
+  const current = open ?? convs.items[0]?.id ?? ''
+  const messages = usePaged<Message>(current && pub(project, `/accounts/${account}/messages`), { conversation_id: current }, 50)
+  const items: Item[] = messages.items
+    .filter((m) => m.conversation.id === current) // not the previous conversation's, while the new one loads
+    .map((m) => ({ ...m, kind: 'message', conversation_id: m.conversation.id }))
   return (
     <Card flush>
-      <ErrorText error={convs.error || messages.error} />
       <div class="cx-inbox" data-testid="conversations">
-        <ul class="cx-inbox-list">
-          {(convs.data?.data || []).map((c) => (
-            <li key={c.id}>
-              <button type="button" class={c.id === current ? 'cx-inbox-row cx-inbox-row-active' : 'cx-inbox-row'} onClick={() => setOpen(c.id)}>
-                <Avatar name={nameOf(c.contact)} seed={c.contact.id} size={32} />
-                <span class="cx-inbox-main">
-                  <span class="cx-strong">{nameOf(c.contact)}</span>
-                  <span class="cx-faint cx-small">via {c.phone_number ? formatPhone(c.phone_number.number) : '—'}</span>
-                </span>
-                {c.contact.opted_out && <Badge tone="danger">opted out</Badge>}
-              </button>
-            </li>
-          ))}
-          {convs.data && convs.data.data.length === 0 && <li class="cx-faint cx-pad">No conversations yet.</li>}
-        </ul>
-        <div class="cx-thread">
-          {conv && (
-            <div class="cx-thread-head">
-              <span class="cx-strong">{nameOf(conv.contact)}</span>
-              {nameOf(conv.contact) !== formatPhone(conv.contact.phone_number) && <span class="cx-faint">{formatPhone(conv.contact.phone_number)}</span>}
-              <Badge tone="muted">read-only</Badge>
-            </div>
+        <InboxLayout
+          list={
+            <ConversationList
+              title="Conversations"
+              subtitle="read-only"
+              conversations={convs.items}
+              active={current}
+              onOpen={setOpen}
+              loaded={convs.loaded}
+              error={convs.error}
+              hasMore={!!convs.next}
+              onMore={convs.more}
+              emptyText="They appear when the account's numbers send or receive messages."
+            />
+          }
+          open={current}
+          detail={(back) => (
+            <ConversationPane
+              key={current}
+              conversation={convs.items.find((c) => c.id === current)}
+              items={inOrder(items)}
+              loaded={messages.loaded}
+              loading={messages.loading}
+              error={messages.error}
+              hasMore={!!messages.next}
+              onMore={messages.more}
+              readOnly
+              inlineMedia={false}
+              detailed
+              onBack={back}
+            />
           )}
-          <div class="cx-thread-body">
-            {[...(messages.data?.data || [])].reverse().map((m) => (
-              <div key={m.id} class={m.direction === 'outbound' ? 'cx-bubble-row cx-out' : 'cx-bubble-row'}>
-                <div class="cx-bubble">
-                  {m.body && <div class="cx-bubble-text">{m.body}</div>}
-                  {m.attachments.map((a) => (
-                    <a key={a.id} href={a.url} target="_blank" rel="noopener noreferrer" class="cx-small">
-                      {a.type} attachment
-                    </a>
-                  ))}
-                </div>
-                <div class="cx-bubble-meta">
-                  {shortTime(m.created_at)} · {m.segments} segment{m.segments === 1 ? '' : 's'} · <Status value={m.status} />
-                  {m.failure_reason && <span class="cx-warn-text"> {m.failure_reason.replace(/_/g, ' ')}</span>}
-                </div>
-              </div>
-            ))}
-          </div>
-        </div>
+          onClose={() => setOpen('')}
+          placeholder="Pick a conversation on the left to read it."
+        />
       </div>
     </Card>
   )

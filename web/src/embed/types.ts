@@ -29,30 +29,8 @@ export interface Conversation {
   reply_disabled_reason: 'opted_out' | 'outbound_disabled' | null
 }
 
-export interface Attachment {
-  id: string
-  type: 'image' | 'video' | 'file' | 'contact' | 'link'
-  url: string
-}
-
-export interface Item {
-  kind: 'message' | 'call'
-  id: string
-  conversation_id: string
-  created_at: string
-  status: string
-  direction?: 'inbound' | 'outbound'
-  body?: string | null
-  attachments?: Attachment[]
-  failure_reason?: string
-  delivered_at?: string
-  failed_at?: string
-  sent_by_user_id?: string
-  auto_reply?: boolean
-  duration?: number
-  from?: string
-  voicemail?: { id: string; duration: number; url: string }
-}
+// A thread's items are the shared inbox's (src/ui/inbox/types.ts), which has them.
+export type { Attachment, Item } from '../ui/inbox/types'
 
 export interface Unread {
   unread_conversations: number
