@@ -113,7 +113,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if !strings.HasPrefix(secret, "sk_live_") && !strings.HasPrefix(secret, "sk_demo_") {
 			return &service.Error{Type: "invalid_api_key", Message: "Invalid API key."}
 		}
-		p, err := s.store.Authenticate(c.Request().Context(), secret)
+		p, err := s.keys.Authenticate(c.Request().Context(), secret)
 		if errors.Is(err, store.ErrNotFound) {
 			return &service.Error{Type: "invalid_api_key", Message: "Invalid API key."}
 		}

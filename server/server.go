@@ -70,6 +70,11 @@ type Config struct {
 	// Embed configures the embeddable components (see EmbedConfig); the zero value serves them
 	// with its defaults.
 	Embed EmbedConfig
+	// AuthCacheTTL is how long the answer for an API key is served from memory instead of the
+	// database (see store.AuthCache): revocations and locks, announced by the instance that makes
+	// them, reach it at once; the TTL bounds how stale it can be when an announcement is lost.
+	// Defaults to store.DefaultAuthCacheTTL (500 ms); negative asks the database on every request.
+	AuthCacheTTL time.Duration
 }
 
 // Server is the HTTP API: an Echo instance with Switchboard's middleware and handlers.
@@ -97,6 +102,8 @@ type Server struct {
 	idempotencyLease time.Duration
 	// components serves the embeddable components (embed.go).
 	components *components
+	// keys answers which project an API key belongs to, mostly from memory.
+	keys *store.AuthCache
 
 	// routes maps "METHOD /echo/:path" to its OpenAPI operationId; public marks the routes
 	// that need no API key (security: [] in the spec).
@@ -208,6 +215,7 @@ func New(cfg Config) (*Server, error) {
 		e.Any("/carriers/"+name+"/*", carrierRoute(name, h))
 	}
 	s.echo = e
+	s.keys = store.NewAuthCache(core.Store, store.AuthCacheConfig{TTL: cfg.AuthCacheTTL})
 	return s, nil
 }
 
@@ -517,5 +525,6 @@ func (s *Server) FlushLogs() { s.apiLogs.flush() }
 func (s *Server) Close(context.Context) error {
 	s.components.endStreams()
 	s.apiLogs.close()
+	s.keys.Close()
 	return nil
 }

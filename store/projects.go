@@ -91,6 +91,9 @@ func (s *Store) SetProjectLocked(ctx context.Context, id string, locked bool) (*
 	if res.RowsAffected == 0 {
 		return nil, fmt.Errorf("lock project %s: %w", id, ErrNotFound)
 	}
+	if err := s.announceAuth(ctx, "project:"+id); err != nil {
+		return nil, err
+	}
 	return s.GetProject(ctx, id)
 }
 
@@ -116,6 +119,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, projectID string, demo bool) (
 	if err := s.q(ctx).Create(k).Error; err != nil {
 		return nil, "", translate(err, "create api key")
 	}
+	// No cache holds an unknown key; the announcement is for caches that would remember refusals.
+	if err := s.announceAuth(ctx, "key:"+k.Hash); err != nil {
+		return nil, "", err
+	}
 	return k, secret, nil
 }
 
@@ -138,11 +145,20 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string) (*APIKey, error) {
 	if err := s.q(ctx).Where("id = ?", id).Take(&k).Error; err != nil {
 		return nil, translate(err, "revoke api key")
 	}
+	if err := s.announceAuth(ctx, "key:"+k.Hash); err != nil {
+		return nil, err
+	}
 	return &k, nil
 }
 
-// Authenticate finds the live (unrevoked) key with this secret and its project's state.
+// Authenticate finds the live (unrevoked) key with this secret and its project's state, asking
+// the database every time; AuthCache answers the API's requests from memory.
 func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, error) {
+	return s.authenticateHash(ctx, HashKey(secret))
+}
+
+// authenticateHash is Authenticate by the key's stored hash.
+func (s *Store) authenticateHash(ctx context.Context, hash string) (*Principal, error) {
 	var row struct {
 		ID        string
 		ProjectID string
@@ -151,7 +167,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 	}
 	err := scan(s.q(ctx).Raw(`SELECT k.id, k.project_id, k.kind, p.locked_at
 		FROM api_keys k JOIN projects p ON p.id = k.project_id
-		WHERE k.hash = ? AND k.revoked_at IS NULL`, HashKey(secret)), &row).Error
+		WHERE k.hash = ? AND k.revoked_at IS NULL`, hash), &row).Error
 	if err != nil {
 		return nil, translate(err, "authenticate")
 	}

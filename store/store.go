@@ -130,6 +130,13 @@ type Store struct {
 	// the channels to wake once the transaction commits.
 	wakes *wakeups
 	woken *[]string
+	// authListen holds the LISTEN of API key changes (authnotify.go); shared by the
+	// transactions' copies.
+	authListen *authListener
+	// onCommit, inside Tx, collects what to run once the transaction has committed.
+	onCommit *[]func()
+	// cfg is how the store was opened (OpenAgain).
+	cfg Config
 }
 
 // Open connects to the database named by cfg.URL. It does not migrate; call Migrate.
@@ -199,7 +206,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("store: ping %s database: %w", dialect, err)
 	}
-	st := &Store{db: db, dialect: dialect, log: log, queueDriver: newQueueDriver(sqlDB, dialect), wakes: newWakeups()}
+	st := &Store{db: db, dialect: dialect, log: log, queueDriver: newQueueDriver(sqlDB, dialect), wakes: newWakeups(),
+		authListen: &authListener{}, cfg: cfg}
 	if st.jobs, err = river.NewClient(st.queueDriver, &river.Config{Logger: quietLogger(log)}); err != nil {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("store: job queue client: %w", err)
@@ -224,6 +232,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close releases the connection pool.
 func (s *Store) Close() error {
+	s.authListen.close()
 	s.wakes.close()
 	sqlDB, err := s.db.DB()
 	if err != nil {
@@ -233,7 +242,8 @@ func (s *Store) Close() error {
 }
 
 // Tx runs fn in one transaction: committed when fn returns nil, rolled back otherwise. The
-// wake-ups of what fn wrote go out once it is committed.
+// wake-ups of what fn wrote, and what its writes must announce (afterCommit), go out once it is
+// committed.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 	if s.inTx() {
 		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -242,18 +252,34 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Store) error) error {
 			return fn(&c)
 		})
 	}
-	var woken []string
+	var (
+		woken []string
+		hooks []func()
+	)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		c := *s
-		c.db, c.woken = tx, &woken
+		c.db, c.woken, c.onCommit = tx, &woken, &hooks
 		return fn(&c)
 	})
 	if err == nil {
 		for _, ch := range uniq(woken) {
 			s.wake(ch)
 		}
+		for _, h := range hooks {
+			h()
+		}
 	}
 	return err
+}
+
+// afterCommit runs fn once the caller's transaction has committed (never if it rolls back), or at
+// once outside a transaction.
+func (s *Store) afterCommit(fn func()) {
+	if s.onCommit != nil {
+		*s.onCommit = append(*s.onCommit, fn)
+		return
+	}
+	fn()
 }
 
 func (s *Store) q(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }

@@ -60,3 +60,9 @@ func OpenTest(ctx context.Context, dir string) (*Store, func(), error) {
 	}
 	return st, cleanup, nil
 }
+
+// OpenAgain opens a second handle on st's database, as another instance of the server would have
+// one: its own connections, its own caches and its own listening connection. Close it apart.
+func OpenAgain(ctx context.Context, st *Store) (*Store, error) {
+	return Open(ctx, st.cfg)
+}

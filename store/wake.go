@@ -22,8 +22,8 @@ const (
 	WakeOutbound = "switchboard_outbound"
 	// WakeWebhooks: webhook deliveries were made or became due.
 	WakeWebhooks = "switchboard_webhooks"
-	// WakeAuth: an API key was revoked, or a project locked or unlocked; the payload is
-	// "key:<hash>" or "project:<id>".
+	// WakeAuth: an API key was revoked or created, or a project locked or unlocked; the payload
+	// is "key:<hash>" or "project:<id>" (see OnAuthChange, which listens on it).
 	WakeAuth = "switchboard_auth"
 )
 
@@ -35,7 +35,9 @@ const notifyEvery = 10 * time.Millisecond
 type wakeups struct {
 	mu   sync.Mutex
 	subs map[string][]chan struct{}
-	fns  map[string][]func(payload string)
+	fns  map[string]map[int]func(payload string)
+	// nextFn numbers the OnNotify subscriptions.
+	nextFn int
 	// pending are the channels to notify other instances of; kick starts the notifier.
 	pending map[string]bool
 	kick    chan struct{}
@@ -44,7 +46,7 @@ type wakeups struct {
 }
 
 func newWakeups() *wakeups {
-	return &wakeups{subs: map[string][]chan struct{}{}, fns: map[string][]func(string){}, pending: map[string]bool{},
+	return &wakeups{subs: map[string][]chan struct{}{}, fns: map[string]map[int]func(string){}, pending: map[string]bool{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 }
 
@@ -59,17 +61,33 @@ func (s *Store) Subscribe(ch string) <-chan struct{} {
 }
 
 // OnNotify calls fn with the payload of every notification on channel ch, from this process or,
-// while Listen runs, from another instance. fn must not block.
-func (s *Store) OnNotify(ch string, fn func(payload string)) {
-	s.wakes.mu.Lock()
-	s.wakes.fns[ch] = append(s.wakes.fns[ch], fn)
-	s.wakes.mu.Unlock()
+// while a listener of ch runs (Listen, or for WakeAuth OnAuthChange's), from another instance,
+// until cancel is called. fn must not block.
+func (s *Store) OnNotify(ch string, fn func(payload string)) (cancel func()) {
+	w := s.wakes
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	id := w.nextFn
+	w.nextFn++
+	if w.fns[ch] == nil {
+		w.fns[ch] = map[int]func(string){}
+	}
+	w.fns[ch][id] = fn
+	return func() {
+		w.mu.Lock()
+		delete(w.fns[ch], id)
+		w.mu.Unlock()
+	}
 }
 
 // deliver signals the local subscribers of ch.
 func (w *wakeups) deliver(ch, payload string) {
 	w.mu.Lock()
-	subs, fns := w.subs[ch], w.fns[ch]
+	subs := w.subs[ch]
+	fns := make([]func(string), 0, len(w.fns[ch]))
+	for _, fn := range w.fns[ch] {
+		fns = append(fns, fn)
+	}
 	w.mu.Unlock()
 	for _, c := range subs {
 		select {
@@ -140,13 +158,14 @@ func (s *Store) notifier() {
 	}
 }
 
-// Listen holds a connection that listens on the channels (all of the wake-ups' when none is
-// given), delivering each notification to this process's subscribers (Subscribe, OnNotify), until
-// ctx ends or the connection fails (it returns that error; call it again). ready is called once
-// the LISTEN is in place. On SQLite it returns ErrNoListen at once.
+// Listen holds a connection that listens on the channels (the dispatchers' when none is given:
+// WakeOutbound and WakeWebhooks; WakeAuth has its own while API key caches need it, see
+// OnAuthChange), delivering each notification to this process's subscribers (Subscribe,
+// OnNotify), until ctx ends or the connection fails (it returns that error; call it again). ready
+// is called once the LISTEN is in place. On SQLite it returns ErrNoListen at once.
 func (s *Store) Listen(ctx context.Context, ready func(), channels ...string) error {
 	if len(channels) == 0 {
-		channels = []string{WakeOutbound, WakeWebhooks, WakeAuth}
+		channels = []string{WakeOutbound, WakeWebhooks}
 	}
 	return s.listen(ctx, channels, ready, s.wakes.deliver)
 }
