@@ -17,7 +17,6 @@ require (
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/linxGnu/gosmpp v0.3.1
 	github.com/nyaruka/phonenumbers v1.8.1
-	github.com/oapi-codegen/echo-middleware v1.1.0
 	github.com/oapi-codegen/nullable v1.1.0
 	github.com/oapi-codegen/runtime v1.8.0
 	github.com/onsi/ginkgo/v2 v2.34.0

@@ -20,9 +20,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	echomw "github.com/oapi-codegen/echo-middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
 
@@ -106,9 +106,11 @@ type Server struct {
 	keys *store.AuthCache
 
 	// routes maps "METHOD /echo/:path" to its OpenAPI operationId; public marks the routes
-	// that need no API key (security: [] in the spec).
-	routes map[string]string
-	public map[string]bool
+	// that need no API key (security: [] in the spec); operations holds each one's operation as
+	// kin-openapi describes it, for validateRequest.
+	routes     map[string]string
+	public     map[string]bool
+	operations map[string]*routers.Route
 }
 
 // New builds the API server.
@@ -122,7 +124,7 @@ func New(cfg Config) (*Server, error) {
 		blasts: core.Blasts, audiences: core.Audiences, carriers: core.Carriers, usage: core.Usage, verifications: core.Verifications,
 		log: cfg.Logger, now: cfg.Now,
 		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL, idempotencyLease: cfg.IdempotencyLease,
-		routes: map[string]string{}, public: map[string]bool{},
+		routes: map[string]string{}, public: map[string]bool{}, operations: map[string]*routers.Route{},
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -183,23 +185,7 @@ func New(cfg Config) (*Server, error) {
 		s.authenticate,
 		s.rateLimit,
 		refuseUnstorableParams,
-		echomw.OapiRequestValidatorWithOptions(spec, &echomw.Options{
-			DoNotValidateServers: true,
-			// Unknown routes and methods go on to Echo's router, which answers 404, or 405 with
-			// the Allow header that RFC 9110 requires.
-			Skipper: func(c echo.Context) bool {
-				_, known := s.routes[c.Request().Method+" "+c.Path()]
-				return !known
-			},
-			Options: openapi3filter.Options{
-				MultiError:         true,
-				AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
-			},
-			MultiErrorHandler: validationError,
-			ErrorHandler: func(_ echo.Context, err *echo.HTTPError) error {
-				return err
-			},
-		}),
+		s.validateRequest,
 		s.idempotency,
 	)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{announceDeprecation}))
@@ -442,6 +428,7 @@ func (s *Server) indexRoutes(spec *openapi3.T) {
 				id = strings.ToLower(id[:1]) + id[1:]
 			}
 			s.routes[key] = id
+			s.operations[key] = operationRoute(spec, path, item, method, op)
 			if op.Security != nil && len(*op.Security) == 0 {
 				s.public[key] = true
 			}
