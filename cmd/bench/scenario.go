@@ -30,6 +30,11 @@ var scenarios = map[string]Scenario{
 		Duration: 10 * time.Second,
 		Run:      runAPI,
 	},
+	"auth": {
+		Doc:      "issue 21's target 4: authenticated GET /accounts/{id} vs an empty Echo handler over TLS, in 3 alternating pairs per database, with the median ratio",
+		Duration: 5 * time.Second,
+		Run:      runAuth,
+	},
 	"send": {
 		Doc:      "POST /accounts/{account_id}/messages (32 clients) and the end-to-end rate of messages reaching delivered",
 		Duration: 20 * time.Second,
