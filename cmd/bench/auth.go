@@ -26,18 +26,12 @@ func runAuth(ctx context.Context, b *Bench) error {
 			return err
 		}
 		defer bs.Close()
-		s, err := b.startAPI(ctx, db, apiConfig{})
+		s, account, err := b.startAPIWithAccount(ctx, db)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		var acct struct {
-			ID string `json:"id"`
-		}
-		if err := call(ctx, s.Client, http.MethodPost, s.URL+"/accounts", s.Key, []byte(`{"name":"Bench account"}`), &acct); err != nil {
-			return fmt.Errorf("create account: %w", err)
-		}
-		url := s.URL + "/accounts/" + acct.ID
+		url := s.URL + "/accounts/" + account
 		// The same Authorization header as the API's, so the requests are the same size; Echo ignores it.
 		const key = "sk_live_BASELINEBASELINEBASELINEBASELINEBASELINEBASELINE"
 		var ratios []float64
