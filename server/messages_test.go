@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -93,6 +94,35 @@ var _ = Describe("Messages", func() {
 			Expect(t.eventsFor("conversation.created", conv["id"].(string))).To(HaveLen(1))
 			contacts := t.get("/accounts/" + acct + "/contacts").JSON()["data"]
 			Expect(contacts).To(ConsistOf(HaveKeyWithValue("phone_number", "+14155550124")))
+		})
+
+		It("makes one contact and one conversation of concurrent first sends to a new recipient", func() {
+			to := newHandset()
+			const n = 8
+			convs := make(chan string, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer GinkgoRecover()
+					defer wg.Done()
+					m := t.send(acct, map[string]any{"to": to, "from": from, "body": fmt.Sprintf("Hello %d", i)})
+					convs <- m["conversation"].(map[string]any)["id"].(string)
+				}()
+			}
+			wg.Wait()
+			close(convs)
+			var ids []string
+			for id := range convs {
+				ids = append(ids, id)
+			}
+			Expect(ids).To(HaveLen(n))
+			Expect(ids).To(HaveEach(Equal(ids[0])), "every send went into one conversation")
+			Expect(t.eventsFor("conversation.created", ids[0])).To(HaveLen(1))
+			contacts := t.get("/accounts/" + acct + "/contacts").JSON()["data"]
+			Expect(contacts).To(ConsistOf(HaveKeyWithValue("phone_number", to)))
+			thread := t.get("/accounts/" + acct + "/messages?conversation_id=" + ids[0]).JSON()["data"]
+			Expect(thread).To(HaveLen(n))
 		})
 
 		It("counts segments and encoding, and makes long texts MMS", func() {

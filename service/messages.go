@@ -270,6 +270,13 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 		view.Contact, view.PhoneNumber = *pair.Contact, *sender
 		return tx.InsertOutbound(ctx, msg, atts)
 	}
+	if fresh, err := m.sendToNewContact(ctx, p, sc, from, contact, msg, view, now); err != nil || fresh {
+		if err != nil {
+			return nil, err
+		}
+		view.Message = *msg
+		return view, nil
+	}
 	if p.Demo || p.ShortenLinks || !sc.Known.Complete() {
 		// Something else is written with the message: a contact, a conversation and its event,
 		// links, or the demo allowance.
@@ -284,6 +291,42 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 	}
 	view.Message = *msg
 	return view, nil
+}
+
+// sendToNewContact writes, in one statement, a plain send to a recipient the account has no
+// contact for yet: the contact, its conversation and conversation.created event, the message and
+// its queue row (store.InsertOutboundNewPair). It reports false, having written nothing, when the
+// send is not of that kind (demo, link shortening, attachments, a contact to create with
+// outbound disabled) or the contact appeared meanwhile; Send then writes it in a transaction.
+func (m *Messages) sendToNewContact(ctx context.Context, p SendParams, sc *store.SendContext, from string, contact store.Contact,
+	msg *store.Message, view *store.MessageView, now time.Time) (bool, error) {
+	if p.Demo || p.ShortenLinks || len(p.Attachments) > 0 || sc.Archived || sc.Known == nil || sc.Known.Contact != nil ||
+		contact.OutboundDisabled {
+		return false, nil
+	}
+	sender, err := m.sender(ctx, m.cfg.Store, p, from, sc.Sender)
+	if err != nil {
+		return false, err
+	}
+	c := contact
+	c.ID, c.ProjectID, c.AccountID, c.CreatedAt, c.UpdatedAt = store.NewID(store.PrefixContact), p.ProjectID, p.AccountID, now, now
+	if c.Metadata == nil {
+		c.Metadata = store.Metadata{}
+	}
+	cv := store.Conversation{ID: store.NewID(store.PrefixConversation), ProjectID: p.ProjectID, AccountID: p.AccountID,
+		PhoneNumberID: sender.ID, ContactID: c.ID, CreatedAt: now}
+	ev, err := store.NewEvent(p.ProjectID, p.AccountID, EventConversationCreated, conversationCreatedData(&cv, &c, sender))
+	if err != nil {
+		return false, err
+	}
+	msg.ConversationID, msg.ContactID = cv.ID, c.ID
+	msg.PhoneNumberID, msg.SenderType, msg.FromNumber, msg.Carrier = sender.ID, sender.Type, sender.Number, sender.Carrier
+	ok, err := m.cfg.Store.InsertOutboundNewPair(ctx, &store.NewPair{Contact: c, Conversation: cv, Event: ev}, msg)
+	if err != nil || !ok {
+		return false, err
+	}
+	view.Contact, view.PhoneNumber = c, *sender
+	return true, nil
 }
 
 // validate checks the shape of a send and returns the recipient, the sender reference and the
