@@ -17,7 +17,16 @@ func accountOut(a *store.Account) gen.Account {
 	if brand == nil {
 		brand = &a.Name
 	}
-	return gen.Account{Id: a.ID, Name: a.Name, BrandName: brand, Organization: org, TimeZone: a.TimeZone}
+	return gen.Account{Id: a.ID, Name: a.Name, BrandName: brand, Organization: org, TimeZone: a.TimeZone,
+		QuietHours: gen.QuietHours{Enabled: a.QuietHours, Start: service.FormatClock(a.QuietHoursStart), End: service.FormatClock(a.QuietHoursEnd)}}
+}
+
+// quietHoursChange is the quiet_hours of a create or update body as a change.
+func quietHoursChange(p *gen.QuietHoursParams) service.QuietHoursChange {
+	if p == nil {
+		return service.QuietHoursChange{}
+	}
+	return service.QuietHoursChange{Enabled: p.Enabled, Start: p.Start, End: p.End}
 }
 
 func checkTimeZone(tz *string) error {
@@ -44,6 +53,9 @@ func (s *Server) CreateAccount(ctx context.Context, req gen.CreateAccountRequest
 		}
 	}
 	a := &store.Account{ProjectID: principal(ctx).ProjectID, Name: b.Name, BrandName: b.BrandName, Organization: org, TimeZone: b.TimeZone}
+	if err := quietHoursChange(b.QuietHours).Apply(a); err != nil {
+		return nil, err
+	}
 	if err := s.store.CreateAccount(ctx, a); err != nil {
 		return nil, err
 	}
@@ -90,6 +102,9 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 	a, err := s.store.UpdateAccount(ctx, principal(ctx).ProjectID, req.Id, patch, func(a *store.Account) error {
 		if a.ArchivedAt != nil {
 			return service.Errorf(service.TypeAccountArchived, "account %s is archived and cannot be changed", a.ID)
+		}
+		if err := quietHoursChange(b.QuietHours).Apply(a); err != nil {
+			return err
 		}
 		if b.Organization != nil {
 			org, err := mergeJSON(a.Organization, b.Organization)

@@ -343,6 +343,7 @@ var formatNames = map[string]string{
 }
 
 var patternNames = map[string]string{
-	`^\+[1-9]\d{6,14}$`: "E.164 phone number",
-	`^\d{5,6}$`:         "short code",
+	`^\+[1-9]\d{6,14}$`:         "E.164 phone number",
+	`^\d{5,6}$`:                 "short code",
+	`^([01]\d|2[0-3]):[0-5]\d$`: "time of day (HH:MM, 00:00 to 23:59)",
 }

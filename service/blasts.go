@@ -429,6 +429,10 @@ func (b *Blasts) fanOut(ctx context.Context, projectID, id string, numbers []str
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
+	acct, err := st.GetAccount(ctx, projectID, bl.AccountID)
+	if err != nil {
+		return err
+	}
 	body := ""
 	if bl.Body != nil {
 		body = *bl.Body
@@ -484,7 +488,7 @@ func (b *Blasts) fanOut(ctx context.Context, projectID, id string, numbers []str
 			recipients = append(recipients, r)
 		}
 		if len(sendTo) > 0 {
-			if err := b.writeMessages(ctx, tx, bl, sender, contacts, sendTo, recipients, seg, typ, now); err != nil {
+			if err := b.writeMessages(ctx, tx, bl, acct, sender, contacts, sendTo, recipients, seg, typ, now); err != nil {
 				return err
 			}
 		}
@@ -508,7 +512,7 @@ func (b *Blasts) fanOut(ctx context.Context, projectID, id string, numbers []str
 
 // writeMessages writes the messages of a batch's sendable recipients, their conversations when
 // new (with conversation.created), into the outbound queue; it fills the recipients' message ids.
-func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.Blast, sender *store.PhoneNumber,
+func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.Blast, acct *store.Account, sender *store.PhoneNumber,
 	contacts map[string]store.Contact, sendTo []string, recipients []store.BlastRecipient, seg Segmentation, typ string, now time.Time) error {
 	contactIDs := make([]string, len(sendTo))
 	for i, n := range sendTo {
@@ -533,6 +537,7 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 	msgs := make([]store.Message, 0, len(sendTo))
 	var atts []store.Attachment
 	msgOf := make(map[string]string, len(sendTo))
+	quiet := quietHoursOf(acct)
 	for _, n := range sendTo {
 		c := contacts[n]
 		m := store.Message{ID: store.NewID(store.PrefixMessage), ProjectID: bl.ProjectID, AccountID: bl.AccountID,
@@ -552,6 +557,9 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 		for i, u := range bl.Attachments {
 			atts = append(atts, store.Attachment{ID: store.NewID(store.PrefixAttachment), ProjectID: bl.ProjectID, MessageID: m.ID,
 				Position: i, URL: u, Type: guessAttachmentType(u)})
+		}
+		if quiet != nil { // held outside the account's sending window (quiet.go)
+			holdBlastPart(quiet, acct, &m, now)
 		}
 		msgs = append(msgs, m)
 		msgOf[n] = m.ID

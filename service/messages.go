@@ -229,6 +229,11 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 	if err != nil {
 		return nil, err
 	}
+	if sc.QuietHours { // held outside the account's sending window (quiet.go)
+		if err := m.holdForQuietHours(ctx, sc, msg, now); err != nil {
+			return nil, err
+		}
+	}
 	write := func(tx *store.Store) error {
 		if sc.Archived {
 			return Errorf(TypeAccountArchived, "the account is archived and cannot send messages")

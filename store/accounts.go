@@ -15,10 +15,21 @@ type Account struct {
 	// Organization is the legal entity as a JSON object; the store does not interpret it.
 	Organization string
 	TimeZone     *string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	ArchivedAt   *time.Time
+	// QuietHours holds the account's messages outside its sending window, QuietHoursStart to
+	// QuietHoursEnd in minutes after the recipient's local midnight (see service.QuietHours).
+	QuietHours      bool
+	QuietHoursStart int
+	QuietHoursEnd   int
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	ArchivedAt      *time.Time
 }
+
+// The default sending window of quiet hours: 08:00 to 21:00, in minutes after local midnight.
+const (
+	DefaultQuietHoursStart = 8 * 60
+	DefaultQuietHoursEnd   = 21 * 60
+)
 
 // AccountPatch lists the fields an update changes; nil fields are left alone.
 type AccountPatch struct {
@@ -41,6 +52,9 @@ func (s *Store) CreateAccount(ctx context.Context, a *Account) error {
 	if a.Organization == "" {
 		a.Organization = "{}"
 	}
+	if a.QuietHoursStart == a.QuietHoursEnd { // unset (an empty window is never stored)
+		a.QuietHoursStart, a.QuietHoursEnd = DefaultQuietHoursStart, DefaultQuietHoursEnd
+	}
 	return s.creating(ctx, a.ID, func(tx *Store) error { return translate(tx.q(ctx).Create(a).Error, "create account") })
 }
 
@@ -48,6 +62,15 @@ func (s *Store) CreateAccount(ctx context.Context, a *Account) error {
 func (s *Store) GetAccount(ctx context.Context, projectID, id string) (*Account, error) {
 	var a Account
 	if err := s.q(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&a).Error; err != nil {
+		return nil, translate(err, "get account "+id)
+	}
+	return &a, nil
+}
+
+// AccountByID returns an account of any project (for the operator's commands).
+func (s *Store) AccountByID(ctx context.Context, id string) (*Account, error) {
+	var a Account
+	if err := s.q(ctx).Where("id = ?", id).Take(&a).Error; err != nil {
 		return nil, translate(err, "get account "+id)
 	}
 	return &a, nil

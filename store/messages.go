@@ -536,6 +536,14 @@ func (s *Store) MarkSending(ctx context.Context, ids []string, at time.Time) err
 	return translate(err, "mark messages sending")
 }
 
+// InboundSince reports whether the contact has sent the account a message received at or after since.
+func (s *Store) InboundSince(ctx context.Context, contactID string, since time.Time) (bool, error) {
+	var n int64
+	err := s.q(ctx).Raw(`SELECT COUNT(*) FROM (SELECT 1 FROM messages WHERE contact_id = ? AND direction = 'inbound'
+		AND received_at >= ? LIMIT 1) x`, contactID, since.UTC()).Scan(&n).Error
+	return n > 0, translate(err, "find a recent inbound message")
+}
+
 // SendContext is what a send checks before it writes: the account and its sender.
 type SendContext struct {
 	// Archived is true when the account is archived.
@@ -546,6 +554,11 @@ type SendContext struct {
 	// given the recipient: the account's contact with the number (nil when there is none yet) and
 	// its conversation with Sender (nil when there is none yet). ResolvePair takes it.
 	Known *Pair
+	// QuietHours, QuietHoursStart, QuietHoursEnd and TimeZone are the account's fields of those
+	// names.
+	QuietHours                     bool
+	QuietHoursStart, QuietHoursEnd int
+	TimeZone                       *string
 }
 
 // LoadSendContext reads, in one query, whether the project's account is archived and the
@@ -553,7 +566,8 @@ type SendContext struct {
 // exists of the recipient's contact and conversation with that number (SendContext.Known). A
 // missing account is ErrNotFound.
 func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref, recipient string) (*SendContext, error) {
-	q := `SELECT a.archived_at AS account_archived_at, pn.id, pn.project_id, pn.account_id, pn.number, pn.type, pn.country,
+	q := `SELECT a.archived_at AS account_archived_at, a.quiet_hours, a.quiet_hours_start, a.quiet_hours_end,
+		a.time_zone, pn.id, pn.project_id, pn.account_id, pn.number, pn.type, pn.country,
 		pn.name, pn.metadata, pn.carrier, pn.campaign_id, pn.attachment_status, pn.created_at, pn.updated_at,
 		(SELECT c.status FROM campaigns c WHERE c.id = pn.campaign_id) AS campaign_status,
 		(SELECT COUNT(*) FROM toll_free_campaigns t WHERE t.phone_number_id = pn.id AND t.status = ?) AS toll_free_active,
@@ -577,6 +591,10 @@ func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref, 
 		ConvID            *string
 		ConvCreatedAt     *time.Time
 		AccountArchivedAt *time.Time
+		QuietHours        bool
+		QuietHoursStart   int
+		QuietHoursEnd     int
+		TimeZone          *string
 		ID                *string
 		ProjectID         *string
 		AccountID         *string
@@ -600,7 +618,8 @@ func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref, 
 	if res.RowsAffected == 0 {
 		return nil, fmt.Errorf("load send context of account %s: %w", accountID, ErrNotFound)
 	}
-	out := &SendContext{Archived: row.AccountArchivedAt != nil}
+	out := &SendContext{Archived: row.AccountArchivedAt != nil, QuietHours: row.QuietHours,
+		QuietHoursStart: row.QuietHoursStart, QuietHoursEnd: row.QuietHoursEnd, TimeZone: row.TimeZone}
 	if row.ID == nil {
 		return out, nil
 	}

@@ -108,7 +108,7 @@ func (a *app) rootCommand() *cobra.Command {
 		root.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{a.projectCommand(), a.keyCommand(), a.logsCommand(), a.webhookCommand(), a.usageCommand(),
-		a.consoleCommand(), a.simCommand(), a.smppCommand(), a.embedCommand()} {
+		a.consoleCommand(), a.simCommand(), a.smppCommand(), a.embedCommand(), a.accountCommand()} {
 		c.GroupID = "ops"
 		root.AddCommand(c)
 	}

@@ -1476,7 +1476,10 @@ type Account struct {
 	// Organization The legal entity on whose behalf the account operates. Every field is null until provided; `address` and `contact` are always objects, whose fields are null until provided.
 	Organization Organization `json:"organization"`
 
-	// TimeZone IANA time zone of the account's headquarters.
+	// QuietHours Quiet hours (extension): when `enabled`, a message or blast message that would go out outside the window from `start` to `end` in the recipient's local time (told from the number; the account's `time_zone` where the number spans several zones) is held as `scheduled`, with `send_at` at the window's opening, and sent then. A message with its own `send_at` is held when that time is outside the window. Verification codes and replies to a contact who wrote within the last 24 hours are never held. Off by default.
+	QuietHours QuietHours `json:"quiet_hours"`
+
+	// TimeZone IANA time zone of the account's headquarters. With quiet hours on, it decides the local time of a recipient whose number spans several zones.
 	//
 	// Example: America/New_York
 	TimeZone *string `json:"time_zone"`
@@ -1492,6 +1495,9 @@ type AccountCreateParams struct {
 
 	// Organization Parameters describing the legal entity on whose behalf the account operates. All fields are optional; on update, absent fields are left unchanged and `null` clears a field (`address` or `contact` null clears all of theirs), as the Surge SDKs send it.
 	Organization *OrganizationParams `json:"organization,omitempty"`
+
+	// QuietHours Changes to the account's quiet hours; absent fields are left unchanged. `start` and `end` must differ.
+	QuietHours *QuietHoursParams `json:"quiet_hours,omitempty"`
 
 	// TimeZone IANA time zone name; null is none.
 	//
@@ -1562,6 +1568,9 @@ type AccountUpdateParams struct {
 
 	// Organization Parameters describing the legal entity on whose behalf the account operates. All fields are optional; on update, absent fields are left unchanged and `null` clears a field (`address` or `contact` null clears all of theirs), as the Surge SDKs send it.
 	Organization *OrganizationParams `json:"organization,omitempty"`
+
+	// QuietHours Changes to the account's quiet hours; absent fields are left unchanged. `start` and `end` must differ.
+	QuietHours *QuietHoursParams `json:"quiet_hours,omitempty"`
 
 	// TimeZone IANA time zone name; null clears it.
 	//
@@ -3464,6 +3473,38 @@ type PhoneNumberUpdateParams struct {
 
 	// Name Human-readable name.
 	Name *string `json:"name,omitempty"`
+}
+
+// QuietHours Quiet hours (extension): when `enabled`, a message or blast message that would go out outside the window from `start` to `end` in the recipient's local time (told from the number; the account's `time_zone` where the number spans several zones) is held as `scheduled`, with `send_at` at the window's opening, and sent then. A message with its own `send_at` is held when that time is outside the window. Verification codes and replies to a contact who wrote within the last 24 hours are never held. Off by default.
+type QuietHours struct {
+	// Enabled Whether messages are held outside the window.
+	Enabled bool `json:"enabled"`
+
+	// End Local time (HH:MM) from which messages are held, until `start`; before `start` when the window runs past midnight. Never equal to `start`. Defaults to 21:00.
+	//
+	// Example: 21:00
+	End string `json:"end"`
+
+	// Start Local time (HH:MM) from which messages may go out, included. Defaults to 08:00.
+	//
+	// Example: 08:00
+	Start string `json:"start"`
+}
+
+// QuietHoursParams Changes to the account's quiet hours; absent fields are left unchanged. `start` and `end` must differ.
+type QuietHoursParams struct {
+	// Enabled Whether messages are held outside the window.
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// End Local time (HH:MM) from which messages are held, until `start`.
+	//
+	// Example: 21:00
+	End *string `json:"end,omitempty"`
+
+	// Start Local time (HH:MM) from which messages may go out, included.
+	//
+	// Example: 08:00
+	Start *string `json:"start,omitempty"`
 }
 
 // Readiness Readiness, with what was checked.
