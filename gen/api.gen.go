@@ -2627,7 +2627,7 @@ type Message struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments int `json:"segments"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -2719,7 +2719,7 @@ type MessageDeliveredEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -2788,7 +2788,7 @@ type MessageEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -2866,7 +2866,7 @@ type MessageFailedEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -2916,7 +2916,7 @@ type MessageParams struct {
 	// Example: {"crm_id":"42"}
 	Metadata *Metadata `json:"metadata,omitempty"`
 
-	// SendAt Schedule the message (at most 60 days ahead); the message is `scheduled` until then.
+	// SendAt Schedule the message (at most 60 days ahead); the message is `scheduled` until then. With the account's quiet hours on, a time outside the window moves to the window's opening.
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// Settings Per-message settings.
@@ -2993,7 +2993,7 @@ type MessageReceivedEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -3076,7 +3076,7 @@ type MessageSentEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 	SentAt time.Time  `json:"sent_at"`
 

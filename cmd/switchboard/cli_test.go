@@ -228,7 +228,11 @@ var _ = Describe("migrate status and backup", func() {
 		}
 		c.json(&before, "migrate status")
 		Expect(before.SchemaVersion).To(Equal(store.SchemaVersion()))
-		Expect(before.Pending).To(Equal(store.SchemaVersion()))
+		// Versions may leave gaps (an unlanded branch's number): count the migrations, and the
+		// schema version is the last one's.
+		Expect(before.Migrations).NotTo(BeEmpty())
+		Expect(before.Migrations[len(before.Migrations)-1]).To(HaveKeyWithValue("version", BeNumerically("==", store.SchemaVersion())))
+		Expect(before.Pending).To(Equal(len(before.Migrations)))
 		Expect(before.Migrations).To(HaveEach(HaveKeyWithValue("applied_at", BeNil())))
 		text, err := c.run("migrate status")
 		Expect(err).NotTo(HaveOccurred())
@@ -242,7 +246,7 @@ var _ = Describe("migrate status and backup", func() {
 		}
 		c.json(&after, "migrate status")
 		Expect(after.Pending).To(BeZero())
-		Expect(after.Migrations).To(HaveLen(store.SchemaVersion()))
+		Expect(after.Migrations).To(HaveLen(len(before.Migrations)))
 		Expect(after.Migrations).To(HaveEach(HaveKeyWithValue("applied_at", Not(BeNil()))))
 		text, err = c.run("migrate status")
 		Expect(err).NotTo(HaveOccurred())

@@ -2628,7 +2628,7 @@ type Message struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments int `json:"segments"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -2720,7 +2720,7 @@ type MessageDeliveredEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -2789,7 +2789,7 @@ type MessageEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -2867,7 +2867,7 @@ type MessageFailedEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -2917,7 +2917,7 @@ type MessageParams struct {
 	// Example: {"crm_id":"42"}
 	Metadata *Metadata `json:"metadata,omitempty"`
 
-	// SendAt Schedule the message (at most 60 days ahead); the message is `scheduled` until then.
+	// SendAt Schedule the message (at most 60 days ahead); the message is `scheduled` until then. With the account's quiet hours on, a time outside the window moves to the window's opening.
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// Settings Per-message settings.
@@ -2994,7 +2994,7 @@ type MessageReceivedEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 
 	// SentAt When the message was handed to the carrier.
@@ -3077,7 +3077,7 @@ type MessageSentEventData struct {
 	// Segments Number of SMS segments of the body (extension).
 	Segments *int `json:"segments,omitempty"`
 
-	// SendAt When a scheduled message will be sent.
+	// SendAt When a scheduled message will be sent (its own `send_at`, or the opening of the account's quiet hours window that held it).
 	SendAt *time.Time `json:"send_at,omitempty"`
 	SentAt time.Time  `json:"sent_at"`
 
