@@ -34,12 +34,17 @@ var _ = Describe("Migrations of instances that start together", func() {
 
 		const instances = 4
 		var wg sync.WaitGroup
+		var pending int
 		errs := make([]error, instances)
 		applied := make([]int, instances)
 		for i := range instances {
 			st, err := store.Open(ctx, store.Config{URL: u.String()})
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(st.Close)
+			if i == 0 {
+				pending, err = st.PendingMigrations(ctx) // every one: versions may leave gaps
+				Expect(err).NotTo(HaveOccurred())
+			}
 			wg.Go(func() {
 				ms, err := st.Migrate(ctx)
 				errs[i], applied[i] = err, len(ms)
@@ -51,6 +56,7 @@ var _ = Describe("Migrations of instances that start together", func() {
 			Expect(errs[i]).NotTo(HaveOccurred(), "instance %d", i)
 			total += applied[i]
 		}
-		Expect(total).To(Equal(store.SchemaVersion()), "every migration applied once, by one of them")
+		Expect(pending).To(BeNumerically(">=", 20))
+		Expect(total).To(Equal(pending), "every migration applied once, by one of them")
 	})
 })
