@@ -26,7 +26,8 @@ var _ = Describe("Quiet hours", func() {
 	Expect(err).NotTo(HaveOccurred())
 
 	// setClock moves the suite's clock to a wall-clock time in New York. The dispatch runs on the
-	// same clock: a held message goes out once the clock passes its window's opening.
+	// same clock: a held message goes out once the clock passes its window's opening. (Events are
+	// checked only in the real-time spec: months ahead, the retention prune may delete them.)
 	setClock := func(local string) time.Time {
 		at, err := time.ParseInLocation("2006-01-02 15:04", local, newYork)
 		ExpectWithOffset(1, err).NotTo(HaveOccurred())
@@ -106,8 +107,6 @@ var _ = Describe("Quiet hours", func() {
 			Consistently(t.messageStatus(late["id"].(string)), time.Second).Should(Equal("scheduled"))
 			Expect(t.get("/messages/" + early["id"].(string)).JSON()).To(BeHeldUntil("2027-06-16T12:00:00Z"))
 			Expect(bodiesTo(handset)).To(Equal([]string{"before nine"}), "the held messages have not reached the carrier")
-			Expect(t.eventsFor("message.sent", late["id"].(string))).To(BeEmpty())
-			Expect(t.eventsFor("message.failed", late["id"].(string))).To(BeEmpty())
 
 			By("canceling a held message as any scheduled one")
 			r := t.post("/messages/"+dropped["id"].(string)+"/cancel", nil)
@@ -123,7 +122,6 @@ var _ = Describe("Quiet hours", func() {
 				sent, err := time.Parse(time.RFC3339Nano, got["sent_at"].(string))
 				Expect(err).NotTo(HaveOccurred())
 				Expect(sent).To(BeTemporally(">=", opened.Add(-5*time.Minute)), "sent at 08:00 or later")
-				Expect(t.eventsFor("message.sent", m["id"].(string))).To(HaveLen(1))
 			}
 			bodies := bodiesTo(handset)
 			Expect(bodies).To(HaveLen(4))
