@@ -27,7 +27,7 @@ var _ = Describe("Quiet hours", func() {
 
 	// setClock moves the suite's clock to a wall-clock time in New York. The dispatch runs on the
 	// same clock: a held message goes out once the clock passes its window's opening. (Events are
-	// checked only in the real-time spec: months ahead, the retention prune may delete them.)
+	// checked in the real-time spec.)
 	setClock := func(local string) time.Time {
 		at, err := time.ParseInLocation("2006-01-02 15:04", local, newYork)
 		ExpectWithOffset(1, err).NotTo(HaveOccurred())
