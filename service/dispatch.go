@@ -190,7 +190,7 @@ func (m *Messages) criteria() store.OutboundCriteria {
 			unpaced = append(unpaced, t)
 		}
 	}
-	return store.OutboundCriteria{Now: m.now(), Limit: outboundBatch, Lease: resubmitAfter, Unpaced: unpaced,
+	return store.OutboundCriteria{Clock: m.now, Limit: outboundBatch, Lease: resubmitAfter, Unpaced: unpaced,
 		SlotTolerance: slotTolerance, Expiry: m.cfg.Expiry}
 }
 
@@ -227,14 +227,17 @@ func (m *Messages) dispatchBatch(ctx context.Context, works []store.OutboundWork
 	results := make([]result, len(submit))
 	sem := make(chan struct{}, submitConcurrency)
 	var wg sync.WaitGroup
-	for i, w := range submit {
+	for _, run := range byConversation(submit) {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			sctx := kit.WithTraceparent(ctx, w.Traceparent) // the trace of the request that sent it
-			id, err := m.submit(sctx, &w.Message)
-			results[i] = result{id, err}
+			for _, i := range run {
+				w := submit[i]
+				sctx := kit.WithTraceparent(ctx, w.Traceparent) // the trace of the request that sent it
+				id, err := m.submit(sctx, &w.Message)
+				results[i] = result{id, err}
+			}
 		}()
 	}
 	wg.Wait()
@@ -262,6 +265,36 @@ func (m *Messages) dispatchBatch(ctx context.Context, works []store.OutboundWork
 	if err := m.cfg.Store.RecordSent(context.WithoutCancel(ctx), sent, at); err != nil {
 		m.cfg.Logger.Warn("dispatch: record sent messages; they are submitted again after their lease", "n", len(sent), "err", err)
 	}
+}
+
+// byConversation splits a batch into runs of the indexes of one conversation's messages, each in
+// the order the messages were made (ids are time-ordered): a run is submitted one message after
+// the other, and runs side by side, so messages to one person reach the carrier in the order they
+// were sent (those held together, by quiet hours or a shared send_at, come due at once) while
+// different people's go concurrently. It is an order within a claim: messages of one conversation
+// claimed by two dispatchers at the same moment still go side by side.
+func byConversation(works []*store.OutboundWork) [][]int {
+	order := make([]int, len(works))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(works[a].ID, works[b].ID) })
+	runs := map[string]int{}
+	var out [][]int
+	for _, i := range order {
+		key := works[i].ConversationID
+		if key == "" {
+			key = works[i].ID
+		}
+		r, ok := runs[key]
+		if !ok {
+			r = len(out)
+			runs[key] = r
+			out = append(out, nil)
+		}
+		out[r] = append(out[r], i)
+	}
+	return out
 }
 
 // submitBackoff is how long a message whose submission failed for now waits before it is tried

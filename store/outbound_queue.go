@@ -20,8 +20,11 @@ import (
 // or scheduled whose sender is unpaced or whose pacing slot has come, not expired, and not to a
 // recipient the account has blocked. The others come back unclaimed for the caller to decide.
 type OutboundCriteria struct {
-	// Now is the claim's time.
-	Now time.Time
+	// Now is the claim's time, read from Clock when the claim has its connection (set, Clock
+	// overrides Now): a claim that waited for SQLite's single writer must not judge what is due by
+	// the time it started waiting, which a test clock may have left far ahead.
+	Now   time.Time
+	Clock func() time.Time
 	// Limit is the most messages of one claim.
 	Limit int
 	// Lease is how long the claimed messages are the claimer's: their rows are due again after it.
@@ -74,12 +77,19 @@ func (c OutboundCriteria) claimable(w *OutboundWork) bool {
 // c.Lease, and moves those that c allows to `sending`. On PostgreSQL it is one statement, and
 // concurrent claims (of this or another instance) skip each other's rows.
 func (s *Store) ClaimOutbound(ctx context.Context, c OutboundCriteria) ([]OutboundWork, error) {
-	now := c.Now.UTC()
 	if s.dialect == Postgres {
-		return s.claimOutboundPG(ctx, c, now)
+		if c.Clock != nil {
+			c.Now = c.Clock()
+		}
+		return s.claimOutboundPG(ctx, c, c.Now.UTC())
 	}
 	var out []OutboundWork
+	var now time.Time
 	err := s.Tx(ctx, func(tx *Store) error {
+		if c.Clock != nil {
+			c.Now = c.Clock()
+		}
+		now = c.Now.UTC()
 		var rows []struct {
 			MessageID string
 			Attempts  int
