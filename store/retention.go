@@ -72,30 +72,26 @@ func (s *Store) Prune(ctx context.Context, r Retention, now time.Time, lim Prune
 
 // pruneConsoleSessions deletes console sessions that ended (expired or revoked) before cutoff.
 func (s *Store) pruneConsoleSessions(ctx context.Context, cutoff time.Time, lim PruneLimits) (int64, error) {
-	var total int64
-	for range lim.MaxBatches {
-		res := s.q(ctx).Exec(`DELETE FROM console_sessions WHERE id IN (SELECT id FROM console_sessions
-			WHERE expires_at < ? OR revoked_at < ? ORDER BY id LIMIT ?)`, cutoff, cutoff, lim.Batch)
-		if res.Error != nil {
-			return total, fmt.Errorf("store: prune console sessions: %w", res.Error)
-		}
-		total += res.RowsAffected
-		if res.RowsAffected < int64(lim.Batch) {
-			break
-		}
-	}
-	return total, nil
+	return s.deleteInBatches(ctx, "console sessions", lim, `DELETE FROM console_sessions WHERE id IN (SELECT id FROM console_sessions
+		WHERE expires_at < ? OR revoked_at < ? ORDER BY id LIMIT ?)`, cutoff, cutoff)
 }
 
 // pruneAPILogs deletes API logs created before cutoff, oldest first. The log has no index on its
 // time: rows are walked in id order (insertion order), and a batch stops at the first recent row.
 func (s *Store) pruneAPILogs(ctx context.Context, cutoff time.Time, lim PruneLimits) (int64, error) {
+	return s.deleteInBatches(ctx, "api logs", lim,
+		`DELETE FROM api_logs WHERE created_at < ? AND id IN (SELECT id FROM api_logs ORDER BY id LIMIT ?)`, cutoff)
+}
+
+// deleteInBatches runs stmt, whose last parameter is the batch's LIMIT (after args), until it
+// deletes fewer rows than a batch or lim.MaxBatches ran, and returns the rows deleted.
+func (s *Store) deleteInBatches(ctx context.Context, what string, lim PruneLimits, stmt string, args ...any) (int64, error) {
 	var total int64
+	args = append(args, lim.Batch)
 	for range lim.MaxBatches {
-		res := s.q(ctx).Exec(`DELETE FROM api_logs WHERE id IN (SELECT id FROM api_logs ORDER BY id LIMIT ?) AND created_at < ?`,
-			lim.Batch, cutoff)
+		res := s.q(ctx).Exec(stmt, args...)
 		if res.Error != nil {
-			return total, fmt.Errorf("store: prune api logs: %w", res.Error)
+			return total, fmt.Errorf("store: prune %s: %w", what, res.Error)
 		}
 		total += res.RowsAffected
 		if res.RowsAffected < int64(lim.Batch) {
