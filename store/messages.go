@@ -295,10 +295,11 @@ func (s *Store) UpdateMessage(ctx context.Context, id string, from []string, fie
 	return res.RowsAffected == 1, nil
 }
 
-// InboundMessageByCarrierID returns the inbound message a carrier reported under its id.
+// InboundMessageByCarrierID returns the inbound message a carrier reported under its id
+// (inbound_carrier_id is the carrier_id of inbound messages, NULL for outbound ones).
 func (s *Store) InboundMessageByCarrierID(ctx context.Context, carrier, carrierID string) (*Message, error) {
 	var m Message
-	if err := s.q(ctx).Where("direction = ? AND carrier = ? AND carrier_id = ?", DirectionInbound, carrier, carrierID).
+	if err := s.q(ctx).Where("carrier = ? AND inbound_carrier_id = ?", carrier, carrierID).
 		Take(&m).Error; err != nil {
 		return nil, translate(err, "find inbound message")
 	}
@@ -308,7 +309,7 @@ func (s *Store) InboundMessageByCarrierID(ctx context.Context, carrier, carrierI
 // InboundSeen reports whether the carrier's inbound message was stored already.
 func (s *Store) InboundSeen(ctx context.Context, carrier, carrierID string) (bool, error) {
 	var n int64
-	err := s.q(ctx).Model(&Message{}).Where("direction = ? AND carrier = ? AND carrier_id = ?", DirectionInbound, carrier, carrierID).
+	err := s.q(ctx).Model(&Message{}).Where("carrier = ? AND inbound_carrier_id = ?", carrier, carrierID).
 		Limit(1).Count(&n).Error
 	return n > 0, translate(err, "find inbound message")
 }

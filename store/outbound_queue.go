@@ -10,11 +10,14 @@ import (
 
 // The outbound queue (table outbound_queue) holds the outbound messages that have yet to reach
 // their carrier. A message enters it in the statement that stores it, and leaves it in the
-// statement that records it sent, failed or canceled. Dispatchers claim due rows in batches: the
-// claim pushes each row's due time to the end of a lease, so that a dispatcher that dies
-// mid-submission leaves its messages to be claimed again once the lease is over (the carrier
-// answers a repeated reference with its first submission), and moves the messages it can
-// submit at once to `sending` in the same statement.
+// statement that records it sent, failed or canceled. A row is due when its due_at has come and
+// it is not leased. Dispatchers claim due rows in batches: the claim leases each row until the
+// end of a lease (leased_until), so that a dispatcher that dies mid-submission leaves its
+// messages to be claimed again once the lease is over (the carrier answers a repeated reference
+// with its first submission), and moves the messages it can submit at once to `sending` in the
+// same statement. The lease is a column that no index covers, so that on PostgreSQL the claim's
+// update is heap-only: it writes no index entry (due_at, which outbound_queue_due indexes, keeps
+// its value).
 
 // OutboundCriteria says which claimed messages a claim moves to `sending` at once: those queued
 // or scheduled whose sender is unpaced or whose pacing slot has come, not expired, and not to a
@@ -94,8 +97,8 @@ func (s *Store) ClaimOutbound(ctx context.Context, c OutboundCriteria) ([]Outbou
 			MessageID string
 			Attempts  int
 		}
-		if err := tx.q(ctx).Raw(`SELECT message_id, attempts FROM outbound_queue WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
-			now, c.Limit).Scan(&rows).Error; err != nil {
+		if err := tx.q(ctx).Raw(`SELECT message_id, attempts FROM outbound_queue WHERE due_at <= ? AND `+notLeased+`
+			ORDER BY due_at LIMIT ?`, now, now, c.Limit).Scan(&rows).Error; err != nil {
 			return translate(err, "claim outbound")
 		}
 		if len(rows) == 0 {
@@ -105,7 +108,7 @@ func (s *Store) ClaimOutbound(ctx context.Context, c OutboundCriteria) ([]Outbou
 		for i, r := range rows {
 			ids[i], attempts[r.MessageID] = r.MessageID, r.Attempts+1
 		}
-		if err := tx.q(ctx).Exec(`UPDATE outbound_queue SET due_at = ?, attempts = attempts + 1 WHERE message_id IN ?`,
+		if err := tx.q(ctx).Exec(`UPDATE outbound_queue SET leased_until = ?, attempts = attempts + 1 WHERE message_id IN ?`,
 			now.Add(c.Lease), ids).Error; err != nil {
 			return translate(err, "lease outbound")
 		}
@@ -168,9 +171,10 @@ func (s *Store) outboundWorks(ctx context.Context, ids []string) ([]OutboundWork
 
 func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now time.Time) ([]OutboundWork, error) {
 	q := `WITH q AS (
-			SELECT message_id FROM outbound_queue WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
+			SELECT message_id FROM outbound_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+			ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
 		), l AS (
-			UPDATE outbound_queue o SET due_at = $3, attempts = o.attempts + 1 FROM q WHERE o.message_id = q.message_id
+			UPDATE outbound_queue o SET leased_until = $3, attempts = o.attempts + 1 FROM q WHERE o.message_id = q.message_id
 			RETURNING o.message_id, o.attempts
 		), s AS (
 			UPDATE messages m SET status = 'sending', updated_at = $1 FROM l
@@ -290,13 +294,17 @@ func (s *Store) RecordSent(ctx context.Context, sent []Sent, at time.Time) error
 	})
 }
 
+// notLeased is the condition of a queue row that no claim holds at a time (the one parameter).
+const notLeased = `(leased_until IS NULL OR leased_until <= ?)`
+
 // RequeueOutbound makes messages of the outbound queue due at due (a pacing slot, the retry of a
-// submission that failed for now).
+// submission that failed for now), and ends their lease.
 func (s *Store) RequeueOutbound(ctx context.Context, ids []string, due time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return translate(s.q(ctx).Exec(`UPDATE outbound_queue SET due_at = ? WHERE message_id IN ?`, due.UTC(), uniq(ids)).Error, "requeue outbound")
+	return translate(s.q(ctx).Exec(`UPDATE outbound_queue SET due_at = ?, leased_until = NULL WHERE message_id IN ?`,
+		due.UTC(), uniq(ids)).Error, "requeue outbound")
 }
 
 // DropOutbound takes messages out of the outbound queue (they were sent, failed or canceled).
@@ -334,28 +342,45 @@ func (s *Store) enqueueOutbound(ctx context.Context, msgs []Message) error {
 	return nil
 }
 
-// OutboundQueueLength counts the messages in the outbound queue; with dueBy, only those due by then.
+// OutboundQueueLength counts the messages in the outbound queue; with dueBy, only those due by then
+// (their due time come and their lease, if any, over).
 func (s *Store) OutboundQueueLength(ctx context.Context, dueBy *time.Time) (int64, error) {
 	q := s.q(ctx).Table("outbound_queue")
 	if dueBy != nil {
-		q = q.Where("due_at <= ?", dueBy.UTC())
+		q = q.Where("due_at <= ? AND "+notLeased, dueBy.UTC(), dueBy.UTC())
 	}
 	var n int64
 	err := q.Count(&n).Error
 	return n, translate(err, "count outbound queue")
 }
 
-// NextOutboundDue is when the outbound queue's next row is due; nil when the queue is empty.
+// NextOutboundDue is when the outbound queue's next row is due (the later of its due time and the
+// end of its lease); nil when the queue is empty.
 func (s *Store) NextOutboundDue(ctx context.Context) (*time.Time, error) {
-	var at []time.Time
-	if err := s.q(ctx).Raw(`SELECT due_at FROM outbound_queue ORDER BY due_at LIMIT 1`).Scan(&at).Error; err != nil {
+	var free, leased []time.Time
+	if err := s.q(ctx).Raw(`SELECT due_at FROM outbound_queue WHERE leased_until IS NULL OR leased_until <= due_at
+		ORDER BY due_at LIMIT 1`).Scan(&free).Error; err != nil {
 		return nil, translate(err, "next outbound due")
 	}
-	if len(at) == 0 {
-		return nil, nil
+	if err := s.q(ctx).Raw(`SELECT leased_until FROM outbound_queue WHERE leased_until > due_at
+		ORDER BY leased_until LIMIT 1`).Scan(&leased).Error; err != nil {
+		return nil, translate(err, "next outbound due")
 	}
-	t := at[0].UTC()
-	return &t, nil
+	return earliest(free, leased), nil
+}
+
+// earliest is the earliest of the times in lists, in UTC; nil when there is none.
+func earliest(lists ...[]time.Time) *time.Time {
+	var out *time.Time
+	for _, l := range lists {
+		for _, t := range l {
+			if out == nil || t.Before(*out) {
+				t := t.UTC()
+				out = &t
+			}
+		}
+	}
+	return out
 }
 
 // RequeueMessage puts an outbound message that still has to be sent into the outbound queue, due

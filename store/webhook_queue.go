@@ -8,11 +8,13 @@ import (
 )
 
 // The webhook deliveries are their own queue: a pending delivery is due at its next_attempt_at
-// (index webhook_deliveries_due). A deliverer claims due deliveries in batches, with their
-// endpoints and events: the claim pushes next_attempt_at to the end of a lease, so that a
-// deliverer that dies mid-attempt leaves the delivery to be attempted again once the lease is
-// over (deliveries are at least once). The outcomes of a batch of attempts are recorded in one
-// statement.
+// (index webhook_deliveries_due) unless it is leased. A deliverer claims due deliveries in
+// batches, with their endpoints and events: the claim leases them until the end of a lease
+// (leased_until), so that a deliverer that dies mid-attempt leaves the delivery to be attempted
+// again once the lease is over (deliveries are at least once). No index covers leased_until, so
+// on PostgreSQL the claim's update is heap-only (next_attempt_at, which the due index holds,
+// keeps its value). The outcomes of a batch of attempts are recorded in one statement, which
+// ends their leases.
 
 // ClaimDeliveries claims up to limit due pending deliveries, oldest due first, for lease, and
 // returns them with their endpoints and events in delivery id order. On PostgreSQL it is one
@@ -23,14 +25,14 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 		var out []DeliveryWork
 		err := s.Tx(ctx, func(tx *Store) error {
 			var ids []string
-			if err := tx.q(ctx).Raw(`SELECT id FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ?
-				ORDER BY next_attempt_at LIMIT ?`, DeliveryPending, now, limit).Scan(&ids).Error; err != nil {
+			if err := tx.q(ctx).Raw(`SELECT id FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ? AND `+notLeased+`
+				ORDER BY next_attempt_at LIMIT ?`, DeliveryPending, now, now, limit).Scan(&ids).Error; err != nil {
 				return translate(err, "claim webhook deliveries")
 			}
 			if len(ids) == 0 {
 				return nil
 			}
-			if err := tx.q(ctx).Exec(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN ?`, now.Add(lease), ids).Error; err != nil {
+			if err := tx.q(ctx).Exec(`UPDATE webhook_deliveries SET leased_until = ? WHERE id IN ?`, now.Add(lease), ids).Error; err != nil {
 				return translate(err, "lease webhook deliveries")
 			}
 			works, err := tx.DeliveryWorks(ctx, ids)
@@ -48,9 +50,10 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 	}
 	q := `WITH q AS (
 			SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
+				AND (leased_until IS NULL OR leased_until <= $1)
 			ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
 		), l AS (
-			UPDATE webhook_deliveries d SET next_attempt_at = $3 FROM q WHERE d.id = q.id
+			UPDATE webhook_deliveries d SET leased_until = $3 FROM q WHERE d.id = q.id
 			RETURNING d.id, d.status, d.attempts, d.endpoint_id, d.event_id
 		)
 		SELECT l.id, l.status, l.attempts, e.id, e.project_id, e.url, e.secret, e.previous_secret, e.previous_secret_until,
@@ -111,7 +114,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 		return s.Tx(ctx, func(tx *Store) error {
 			for _, o := range outs {
 				fields := map[string]any{"status": o.State, "attempts": o.Attempts, "last_error": o.Error,
-					"next_attempt_at": o.NextAttemptAt, "updated_at": at}
+					"next_attempt_at": o.NextAttemptAt, "leased_until": nil, "updated_at": at}
 				if o.Status != 0 {
 					fields["last_status"] = o.Status
 				} else if o.Error != nil {
@@ -137,7 +140,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 	}
 	q := `UPDATE webhook_deliveries d SET status = v.state, attempts = v.attempts,
 			last_status = CASE WHEN v.status <> 0 THEN v.status WHEN v.error IS NULL THEN d.last_status END,
-			last_error = v.error, next_attempt_at = v.next,
+			last_error = v.error, next_attempt_at = v.next, leased_until = NULL,
 			delivered_at = CASE WHEN v.state = 'succeeded' THEN $7 ELSE d.delivered_at END, updated_at = $7
 		FROM (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[])
 			AS v(id, state, attempts, status, error, next) ORDER BY id) v
@@ -150,25 +153,28 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 }
 
 // DeferDeliveries makes pending deliveries due at due without counting an attempt (a slow
-// endpoint's deliveries wait for a free slot).
+// endpoint's deliveries wait for a free slot), and ends their leases.
 func (s *Store) DeferDeliveries(ctx context.Context, ids []string, due time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	err := s.q(ctx).Exec(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN ? AND status = ?`, due.UTC(), uniq(ids), DeliveryPending).Error
+	err := s.q(ctx).Exec(`UPDATE webhook_deliveries SET next_attempt_at = ?, leased_until = NULL WHERE id IN ? AND status = ?`,
+		due.UTC(), uniq(ids), DeliveryPending).Error
 	return translate(err, "defer webhook deliveries")
 }
 
-// NextDeliveryDue is when the next pending delivery is due; nil when there is none.
+// NextDeliveryDue is when the next pending delivery is due (the later of its next_attempt_at and
+// the end of its lease); nil when there is none.
 func (s *Store) NextDeliveryDue(ctx context.Context) (*time.Time, error) {
-	var at []time.Time
-	if err := s.q(ctx).Raw(`SELECT next_attempt_at FROM webhook_deliveries WHERE status = ? ORDER BY next_attempt_at LIMIT 1`,
-		DeliveryPending).Scan(&at).Error; err != nil {
+	var free, leased []time.Time
+	if err := s.q(ctx).Raw(`SELECT next_attempt_at FROM webhook_deliveries WHERE status = ?
+		AND (leased_until IS NULL OR leased_until <= next_attempt_at) ORDER BY next_attempt_at LIMIT 1`,
+		DeliveryPending).Scan(&free).Error; err != nil {
 		return nil, translate(err, "next webhook delivery due")
 	}
-	if len(at) == 0 {
-		return nil, nil
+	if err := s.q(ctx).Raw(`SELECT leased_until FROM webhook_deliveries WHERE status = ? AND leased_until > next_attempt_at
+		ORDER BY leased_until LIMIT 1`, DeliveryPending).Scan(&leased).Error; err != nil {
+		return nil, translate(err, "next webhook delivery due")
 	}
-	t := at[0].UTC()
-	return &t, nil
+	return earliest(free, leased), nil
 }

@@ -184,7 +184,7 @@ func (s *Store) UpdateWebhookEndpoint(ctx context.Context, id string, fields map
 // at at.
 func (s *Store) SucceedDeliveries(ctx context.Context, ids []string, attempt, status int, at time.Time) error {
 	err := s.q(ctx).Model(&WebhookDelivery{}).Where("id IN ?", ids).Updates(map[string]any{"status": DeliverySucceeded,
-		"attempts": attempt, "last_status": status, "last_error": nil, "next_attempt_at": nil, "delivered_at": at, "updated_at": at}).Error
+		"attempts": attempt, "last_status": status, "last_error": nil, "next_attempt_at": nil, "leased_until": nil, "delivered_at": at, "updated_at": at}).Error
 	return translate(err, "record webhook deliveries")
 }
 

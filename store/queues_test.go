@@ -1,0 +1,220 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/store"
+)
+
+// The queues lease claimed rows in a column of their own (no index covers it), leaving their due
+// times as they were; each spec has a database of its own, since a claim takes every due row.
+var _ = Describe("Queues", func() {
+	var (
+		ctx     = context.Background()
+		st      *store.Store
+		now     time.Time
+		project string
+		account string
+		number  store.PhoneNumber
+		seq     int
+	)
+
+	BeforeEach(func() {
+		var cleanup func()
+		var err error
+		st, cleanup, err = store.OpenTest(ctx, GinkgoT().TempDir())
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(cleanup)
+		now = time.Now().UTC().Truncate(time.Millisecond)
+		p, err := st.CreateProject(ctx, "queues")
+		Expect(err).NotTo(HaveOccurred())
+		project = p.ID
+		a := &store.Account{ProjectID: p.ID, Name: "queues"}
+		Expect(st.CreateAccount(ctx, a)).To(Succeed())
+		account = a.ID
+		number = store.PhoneNumber{ID: store.NewID("pn"), ProjectID: project, AccountID: &account, Number: "+15550100000",
+			Type: "local", Country: "US", Carrier: "sim", CreatedAt: now, UpdatedAt: now}
+		Expect(st.InsertPhoneNumber(ctx, &number)).To(Succeed())
+	})
+
+	// message stores a message of the account's number to a new contact: outbound and queued
+	// (and so in the outbound queue), or inbound with the carrier's id.
+	message := func(direction, carrierID string) store.Message {
+		seq++
+		to := fmt.Sprintf("+1555020%04d", seq)
+		body := "hello"
+		m := store.Message{ID: store.NewID("msg"), ProjectID: project, AccountID: account, PhoneNumberID: number.ID,
+			SenderType: "local", Direction: direction, Status: store.StatusQueued, Body: &body, Encoding: "gsm7", Segments: 1,
+			Type: "sms", FromNumber: number.Number, ToNumber: to, Carrier: "sim", CreatedAt: now, UpdatedAt: now}
+		if direction == store.DirectionInbound {
+			m.Status, m.FromNumber, m.ToNumber, m.ReceivedAt = store.StatusReceived, to, number.Number, &now
+		}
+		if carrierID != "" {
+			m.CarrierID = &carrierID
+		}
+		Expect(st.Tx(ctx, func(tx *store.Store) error {
+			pair, err := tx.ResolvePair(ctx, store.Contact{ProjectID: project, AccountID: account, PhoneNumber: to}, number.ID, now, nil)
+			if err != nil {
+				return err
+			}
+			m.ContactID, m.ConversationID = pair.Contact.ID, pair.Conversation.ID
+			return tx.InsertMessage(ctx, &m, nil)
+		})).To(Succeed())
+		return m
+	}
+	criteria := func(at time.Time) store.OutboundCriteria {
+		return store.OutboundCriteria{Now: at, Limit: 10, Lease: time.Minute, Unpaced: []string{"local"}, Expiry: 24 * time.Hour}
+	}
+	dueAt := func(table, key, id string) time.Time {
+		var at []time.Time
+		col := map[string]string{"outbound_queue": "due_at", "webhook_deliveries": "next_attempt_at"}[table]
+		Expect(st.DB().Raw("SELECT "+col+" FROM "+table+" WHERE "+key+" = ?", id).Scan(&at).Error).To(Succeed())
+		Expect(at).To(HaveLen(1))
+		return at[0].UTC()
+	}
+
+	It("lease the outbound messages they claim until the lease is over, without moving their due time", func() {
+		m := message(store.DirectionOutbound, "")
+		due := dueAt("outbound_queue", "message_id", m.ID)
+
+		works, err := st.ClaimOutbound(ctx, criteria(now.Add(time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(1))
+		Expect(works[0].ID).To(Equal(m.ID))
+		Expect(works[0].Claimed).To(BeTrue())
+		Expect(works[0].Attempts).To(Equal(1))
+		Expect(dueAt("outbound_queue", "message_id", m.ID)).To(BeTemporally("==", due), "the indexed due time is left as it was")
+
+		again, err := st.ClaimOutbound(ctx, criteria(now.Add(30*time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(again).To(BeEmpty(), "leased")
+		n, err := st.OutboundQueueLength(ctx, new(now.Add(30*time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(BeZero(), "a leased message is not due")
+		next, err := st.NextOutboundDue(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(*next).To(BeTemporally("==", now.Add(time.Second+time.Minute)), "due again at the end of its lease")
+
+		// The dispatcher died: once the lease is over the message is claimed again (the carrier
+		// answers a repeated reference with its first submission). The message is `sending` by then.
+		Expect(st.DB().Exec("UPDATE messages SET status = ? WHERE id = ?", store.StatusQueued, m.ID).Error).To(Succeed())
+		late, err := st.ClaimOutbound(ctx, criteria(now.Add(2*time.Minute)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(late).To(HaveLen(1))
+		Expect(late[0].Attempts).To(Equal(2))
+
+		// A requeue (a pacing slot, a retry) ends the lease: the message is due at the new time.
+		Expect(st.RequeueOutbound(ctx, []string{m.ID}, now.Add(3*time.Minute))).To(Succeed())
+		Expect(st.DB().Exec("UPDATE messages SET status = ? WHERE id = ?", store.StatusQueued, m.ID).Error).To(Succeed())
+		early, err := st.ClaimOutbound(ctx, criteria(now.Add(3*time.Minute-time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(early).To(BeEmpty())
+		requeued, err := st.ClaimOutbound(ctx, criteria(now.Add(3*time.Minute)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(requeued).To(HaveLen(1))
+		Expect(requeued[0].Attempts).To(Equal(3))
+
+		// Recording it sent takes it out of the queue.
+		Expect(st.RecordSent(ctx, []store.Sent{{ID: m.ID, CarrierID: "sim-1"}}, now.Add(3*time.Minute))).To(Succeed())
+		next, err = st.NextOutboundDue(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(next).To(BeNil())
+	})
+
+	It("lease the webhook deliveries they claim until the lease is over or an outcome is recorded", func() {
+		e := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project, URL: "https://hooks.example/q",
+			Secret: "whsec_q", Enabled: true, CreatedAt: now, UpdatedAt: now}
+		Expect(st.CreateWebhookEndpoint(ctx, e)).To(Succeed())
+		var d *store.WebhookDelivery
+		Expect(st.Tx(ctx, func(tx *store.Store) error {
+			ev, err := store.NewEvent(project, account, "message.sent", map[string]string{"id": "msg_x"})
+			if err != nil {
+				return err
+			}
+			d, err = tx.InsertEventFor(ctx, &ev, e.ID)
+			return err
+		})).To(Succeed())
+		due := dueAt("webhook_deliveries", "id", d.ID)
+
+		claim := func(at time.Time) []store.DeliveryWork {
+			works, err := st.ClaimDeliveries(ctx, at, 10, time.Minute)
+			Expect(err).NotTo(HaveOccurred())
+			return works
+		}
+		first := claim(due.Add(time.Second))
+		Expect(first).To(HaveLen(1))
+		Expect(first[0].Delivery.ID).To(Equal(d.ID))
+		Expect(first[0].Endpoint.ID).To(Equal(e.ID))
+		Expect(dueAt("webhook_deliveries", "id", d.ID)).To(BeTemporally("==", due), "the indexed due time is left as it was")
+		Expect(claim(due.Add(30 * time.Second))).To(BeEmpty(), "leased")
+		next, err := st.NextDeliveryDue(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(*next).To(BeTemporally("==", due.Add(time.Second+time.Minute)))
+
+		// The deliverer died: once the lease is over the delivery is claimed again.
+		Expect(claim(due.Add(2 * time.Minute))).To(HaveLen(1))
+
+		// A failed attempt with a retry ends the lease: the delivery is due at the retry.
+		retry, msg := due.Add(10*time.Minute), "HTTP 500"
+		Expect(st.RecordDeliveries(ctx, []store.DeliveryOutcome{{ID: d.ID, Attempts: 1, Status: 500, Error: &msg,
+			State: store.DeliveryPending, NextAttemptAt: &retry}}, due.Add(2*time.Minute))).To(Succeed())
+		Expect(claim(retry.Add(-time.Second))).To(BeEmpty())
+		retried := claim(retry)
+		Expect(retried).To(HaveLen(1))
+		Expect(retried[0].Delivery.Attempts).To(Equal(1))
+
+		// A deferral ends it too.
+		Expect(st.DeferDeliveries(ctx, []string{d.ID}, retry.Add(time.Second))).To(Succeed())
+		Expect(claim(retry.Add(time.Second))).To(HaveLen(1))
+
+		Expect(st.RecordDeliveries(ctx, []store.DeliveryOutcome{{ID: d.ID, Attempts: 2, Status: 204,
+			State: store.DeliverySucceeded}}, retry.Add(2*time.Second))).To(Succeed())
+		got, err := st.GetWebhookDelivery(ctx, d.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status).To(Equal(store.DeliverySucceeded))
+		Expect(got.Attempts).To(Equal(2))
+		Expect(claim(retry.Add(time.Hour))).To(BeEmpty())
+		next, err = st.NextDeliveryDue(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(next).To(BeNil())
+	})
+
+	It("keep an inbound message unique by its carrier's id, which an outbound message may share", func() {
+		in := message(store.DirectionInbound, "carrier-42")
+		out := message(store.DirectionOutbound, "")
+		works, err := st.ClaimOutbound(ctx, criteria(now.Add(time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(1))
+		var found *store.Message
+		Expect(st.RecordSent(ctx, []store.Sent{{ID: out.ID, CarrierID: "carrier-42"}}, now)).To(Succeed())
+		var sent []store.Message
+		Expect(st.DB().Where("id = ?", out.ID).Find(&sent).Error).To(Succeed())
+		Expect(sent).To(HaveLen(1))
+		Expect(sent[0].CarrierID).To(HaveValue(Equal("carrier-42")))
+
+		found, err = st.InboundMessageByCarrierID(ctx, "sim", "carrier-42")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(found.ID).To(Equal(in.ID))
+		seen, err := st.InboundSeen(ctx, "sim", "carrier-42")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(seen).To(BeTrue())
+		seen, err = st.InboundSeen(ctx, "sim", "carrier-43")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(seen).To(BeFalse())
+		_, err = st.InboundMessageByCarrierID(ctx, "other", "carrier-42")
+		Expect(err).To(MatchError(store.ErrNotFound))
+
+		// The same inbound message again is a duplicate; from another carrier it is not.
+		dup := in
+		dup.ID = store.NewID("msg")
+		err = st.Tx(ctx, func(tx *store.Store) error { return tx.InsertMessage(ctx, &dup, nil) })
+		Expect(err).To(MatchError(store.ErrDuplicate))
+		dup.ID, dup.Carrier = store.NewID("msg"), "other"
+		Expect(st.Tx(ctx, func(tx *store.Store) error { return tx.InsertMessage(ctx, &dup, nil) })).To(Succeed())
+	})
+})
