@@ -151,7 +151,7 @@ var _ = Describe("Queues", func() {
 		Expect(first[0].Delivery.ID).To(Equal(d.ID))
 		Expect(first[0].Endpoint.ID).To(Equal(e.ID))
 		Expect(dueAt("webhook_deliveries", "id", d.ID)).To(BeTemporally("==", due), "the indexed due time is left as it was")
-		Expect(claim(due.Add(30 * time.Second))).To(BeEmpty(), "leased")
+		Expect(claim(due.Add(30*time.Second))).To(BeEmpty(), "leased")
 		next, err := st.NextDeliveryDue(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(*next).To(BeTemporally("==", due.Add(time.Second+time.Minute)))
