@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 
 	"github.com/switchboard/switchboard/kit"
@@ -112,7 +113,10 @@ type Messages struct {
 	signer *fileSigner
 	// receipts is the group commit of receipts.
 	receipts *store.Batcher[receiptItem, struct{}]
-	metrics  *carrierMetrics
+	// sends is the group commit of sends (send_batch.go); sendBatchSizes counts its flushes.
+	sends          *store.Batcher[*sendItem, sendOutcome]
+	sendBatchSizes prometheus.Histogram
+	metrics        *carrierMetrics
 }
 
 // NewMessages returns the Messages service.
@@ -142,6 +146,7 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 	}
 	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}, metrics: newCarrierMetrics()}
 	m.receipts = store.NewBatcher(receiptBatch, receiptParallel, m.applyReceipts)
+	m.sends, m.sendBatchSizes = store.NewBatcher(sendBatchMax, sendBatchParallel, m.flushSends), newSendBatchSizes()
 	return m, nil
 }
 
@@ -221,6 +226,16 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 		atts[i] = store.Attachment{ID: store.NewID(store.PrefixAttachment), ProjectID: p.ProjectID, MessageID: msg.ID,
 			Position: i, URL: u, Type: guessAttachmentType(u)}
 	}
+	if batchable(ctx, p, contact) {
+		out, err := m.sends.Do(ctx, &sendItem{p: p, from: from, contact: contact, msg: *msg, now: now})
+		if err != nil {
+			return nil, err
+		}
+		if out.err != nil || out.view != nil {
+			return out.view, out.err
+		}
+		// The batch wrote nothing of it: written here, as a send that is not batched.
+	}
 	view := &store.MessageView{Attachments: atts}
 	st := m.cfg.Store
 	// One read gives the account, the sender and what exists of the pair. A plain statement
@@ -251,19 +266,15 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 		if err != nil {
 			return err
 		}
-		switch {
-		case pair.Contact.OptedOut:
-			return Errorf(TypeOptedOut, "the contact %s has opted out of messages from this account", recipient)
-		case pair.Contact.OutboundDisabled:
-			return Errorf(TypeOutboundDisabled, "outbound messaging is disabled for the contact %s", recipient)
+		if err := sendable(pair.Contact, recipient); err != nil {
+			return err
 		}
 		if pair.ConversationCreated {
 			if err := conversationEvent(ctx, tx, pair.Conversation, pair.Contact, sender); err != nil {
 				return err
 			}
 		}
-		msg.ConversationID, msg.ContactID = pair.Conversation.ID, pair.Contact.ID
-		msg.PhoneNumberID, msg.SenderType, msg.FromNumber, msg.Carrier = sender.ID, sender.Type, sender.Number, sender.Carrier
+		withPair(msg, pair.Conversation.ID, pair.Contact.ID, sender)
 		if p.ShortenLinks && body != "" {
 			short, err := ShortenLinks(ctx, tx, m.cfg.PublicURL, LinkOwner{ProjectID: p.ProjectID, AccountID: p.AccountID, MessageID: msg.ID}, body)
 			if err != nil {
@@ -313,24 +324,15 @@ func (m *Messages) sendToNewContact(ctx context.Context, p SendParams, sc *store
 	if err != nil {
 		return false, err
 	}
-	c := contact
-	c.ID, c.ProjectID, c.AccountID, c.CreatedAt, c.UpdatedAt = store.NewID(store.PrefixContact), p.ProjectID, p.AccountID, now, now
-	if c.Metadata == nil {
-		c.Metadata = store.Metadata{}
-	}
-	cv := store.Conversation{ID: store.NewID(store.PrefixConversation), ProjectID: p.ProjectID, AccountID: p.AccountID,
-		PhoneNumberID: sender.ID, ContactID: c.ID, CreatedAt: now}
-	ev, err := store.NewEvent(p.ProjectID, p.AccountID, EventConversationCreated, conversationCreatedData(&cv, &c, sender))
+	np, err := newPair(p, contact, sender, msg, now)
 	if err != nil {
 		return false, err
 	}
-	msg.ConversationID, msg.ContactID = cv.ID, c.ID
-	msg.PhoneNumberID, msg.SenderType, msg.FromNumber, msg.Carrier = sender.ID, sender.Type, sender.Number, sender.Carrier
-	ok, err := m.cfg.Store.InsertOutboundNewPair(ctx, &store.NewPair{Contact: c, Conversation: cv, Event: ev}, msg)
+	ok, err := m.cfg.Store.InsertOutboundNewPair(ctx, np, msg)
 	if err != nil || !ok {
 		return false, err
 	}
-	view.Contact, view.PhoneNumber = c, *sender
+	view.Contact, view.PhoneNumber = np.Contact, *sender
 	return true, nil
 }
 

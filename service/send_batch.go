@@ -1,0 +1,177 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/switchboard/switchboard/store"
+)
+
+// The group commit of sends. Concurrent plain sends (no demo key, link shortening, attachments,
+// Idempotency-Key, or contact to create with outbound disabled) share one read of their contexts
+// and one write: on PostgreSQL one statement each for the whole batch (store.LoadSendContexts,
+// store.InsertOutboundBatch), on SQLite one transaction for the writes. A lone send is flushed at
+// once (kit.Batcher): batches form only while a flush is busy, so batching adds no wait.
+//
+// Each send of a batch gets its own outcome: its error (opted out, archived …) fails it alone. A
+// send the batch cannot write, having written nothing of it, goes Send's own way after the batch:
+// a known contact without a conversation with the sender, a second send of the batch to a new
+// recipient, or a contact someone else created meanwhile.
+const (
+	// sendBatchMax is the most sends of one flush.
+	sendBatchMax = 256
+	// sendBatchParallel is the most flushes at a time.
+	sendBatchParallel = 4
+)
+
+// sendItem is a validated send waiting for its batch.
+type sendItem struct {
+	p       SendParams
+	from    string
+	contact store.Contact
+	// msg is the message as Send built it; the flush fills a copy.
+	msg store.Message
+	now time.Time
+}
+
+// sendOutcome is what the batch did with a send: its view when written, its error when it failed,
+// neither when Send must write it itself.
+type sendOutcome struct {
+	view *store.MessageView
+	err  error
+}
+
+// newSendBatchSizes is the histogram of the sends per flush.
+func newSendBatchSizes() prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "switchboard_send_batch_size",
+		Help:    "Sends (POST /accounts/{id}/messages) that shared one read and one write to the database.",
+		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256},
+	})
+}
+
+// batchable reports whether a send may join a batch.
+func batchable(ctx context.Context, p SendParams, contact store.Contact) bool {
+	return !p.Demo && !p.ShortenLinks && len(p.Attachments) == 0 && !contact.OutboundDisabled && !store.HasIdempotencyClaim(ctx)
+}
+
+// flushSends reads the contexts of a batch of sends, checks each as Send does, and writes those
+// that pass in one go.
+func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOutcome, error) {
+	m.sendBatchSizes.Observe(float64(len(items)))
+	st := m.cfg.Store
+	keys := make([]store.SendContextKey, len(items))
+	for i, it := range items {
+		keys[i] = store.SendContextKey{ProjectID: it.p.ProjectID, AccountID: it.p.AccountID, Ref: it.from, Recipient: it.msg.ToNumber}
+	}
+	scs, errs, err := st.LoadSendContexts(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sendOutcome, len(items))
+	sends := make([]store.OutboundSend, 0, len(items))
+	views := make([]*store.MessageView, 0, len(items))
+	whose := make([]int, 0, len(items))
+	fresh := map[[2]string]bool{}
+	for i, it := range items {
+		if errs[i] != nil {
+			out[i].err = errs[i]
+			continue
+		}
+		sc, msg := scs[i], it.msg
+		if sc.QuietHours {
+			if err := m.holdForQuietHours(ctx, sc, &msg, it.now); err != nil {
+				out[i].err = err
+				continue
+			}
+		}
+		if sc.Archived {
+			out[i].err = Errorf(TypeAccountArchived, "the account is archived and cannot send messages")
+			continue
+		}
+		sender, err := m.sender(ctx, st, it.p, it.from, sc.Sender)
+		if err != nil {
+			out[i].err = err
+			continue
+		}
+		view := &store.MessageView{Attachments: []store.Attachment{}, PhoneNumber: *sender}
+		send := store.OutboundSend{Message: &msg}
+		switch known := sc.Known; {
+		case known == nil:
+			continue
+		case known.Contact == nil:
+			pair := [2]string{it.p.AccountID, msg.ToNumber}
+			if fresh[pair] {
+				continue // one new contact per batch: this send finds it made, after the batch
+			}
+			fresh[pair] = true
+			if send.New, err = newPair(it.p, it.contact, sender, &msg, it.now); err != nil {
+				out[i].err = err
+				continue
+			}
+			view.Contact = send.New.Contact
+		case known.Conversation == nil:
+			continue // the conversation is made in Send's transaction
+		default:
+			if err := sendable(known.Contact, msg.ToNumber); err != nil {
+				out[i].err = err
+				continue
+			}
+			withPair(&msg, known.Conversation.ID, known.Contact.ID, sender)
+			view.Contact = *known.Contact
+		}
+		sends, views, whose = append(sends, send), append(views, view), append(whose, i)
+	}
+	if len(sends) == 0 {
+		return out, nil
+	}
+	written, err := st.InsertOutboundBatch(ctx, sends)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range whose {
+		if written[j] {
+			views[j].Message = *sends[j].Message
+			out[i].view = views[j]
+		}
+	}
+	return out, nil
+}
+
+// sendable refuses a send to a contact who opted out or whose outbound messaging is disabled.
+func sendable(c *store.Contact, recipient string) error {
+	switch {
+	case c.OptedOut:
+		return Errorf(TypeOptedOut, "the contact %s has opted out of messages from this account", recipient)
+	case c.OutboundDisabled:
+		return Errorf(TypeOutboundDisabled, "outbound messaging is disabled for the contact %s", recipient)
+	}
+	return nil
+}
+
+// withPair sets the conversation, contact and sender of an outbound message.
+func withPair(msg *store.Message, conversationID, contactID string, sender *store.PhoneNumber) {
+	msg.ConversationID, msg.ContactID = conversationID, contactID
+	msg.PhoneNumberID, msg.SenderType, msg.FromNumber, msg.Carrier = sender.ID, sender.Type, sender.Number, sender.Carrier
+}
+
+// newPair makes the contact (from contact), conversation with sender and conversation.created
+// event of a send to a recipient the account has no contact for, and names them in msg.
+func newPair(p SendParams, contact store.Contact, sender *store.PhoneNumber, msg *store.Message, now time.Time) (*store.NewPair, error) {
+	c := contact
+	c.ID, c.ProjectID, c.AccountID, c.CreatedAt, c.UpdatedAt = store.NewID(store.PrefixContact), p.ProjectID, p.AccountID, now, now
+	if c.Metadata == nil {
+		c.Metadata = store.Metadata{}
+	}
+	cv := store.Conversation{ID: store.NewID(store.PrefixConversation), ProjectID: p.ProjectID, AccountID: p.AccountID,
+		PhoneNumberID: sender.ID, ContactID: c.ID, CreatedAt: now}
+	ev, err := store.NewEvent(p.ProjectID, p.AccountID, EventConversationCreated, conversationCreatedData(&cv, &c, sender))
+	if err != nil {
+		return nil, err
+	}
+	ev.Traceparent = msg.Traceparent // the trace of the request that sent it
+	withPair(msg, cv.ID, c.ID, sender)
+	return &store.NewPair{Contact: c, Conversation: cv, Event: ev}, nil
+}

@@ -1,0 +1,162 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/store"
+)
+
+var batchHandsets atomic.Int64
+
+// The group commit of sends (service/send_batch.go): one read of several sends' contexts, one
+// write of several sends, each send with its own outcome.
+var _ = Describe("Batched sends", func() {
+	var (
+		project, account string
+		number           *store.PhoneNumber
+		now              time.Time
+	)
+	handset := func() string { return fmt.Sprintf("+1647%07d", batchHandsets.Add(1)) }
+	BeforeEach(func(ctx context.Context) {
+		p, err := st.CreateProject(ctx, "batched sends")
+		Expect(err).NotTo(HaveOccurred())
+		project = p.ID
+		a := &store.Account{ProjectID: project, Name: "batched"}
+		Expect(st.CreateAccount(ctx, a)).To(Succeed())
+		account = a.ID
+		number = &store.PhoneNumber{ProjectID: project, AccountID: &account, Number: fmt.Sprintf("+1998%07d", batchHandsets.Add(1)),
+			Type: store.NumberTollFree, Country: "US", Carrier: "sim"}
+		Expect(st.InsertPhoneNumber(ctx, number)).To(Succeed())
+		now = time.Now().UTC().Truncate(time.Microsecond)
+	})
+
+	// message is a queued outbound message of the account to a recipient, from the number.
+	message := func(to, conversationID, contactID string) *store.Message {
+		body := "batched " + to
+		return &store.Message{ID: store.NewID(store.PrefixMessage), ProjectID: project, AccountID: account, ConversationID: conversationID,
+			PhoneNumberID: number.ID, SenderType: number.Type, ContactID: contactID, Direction: store.DirectionOutbound,
+			Status: store.StatusQueued, Body: &body, Encoding: "gsm7", Segments: 1, Type: "sms", FromNumber: number.Number,
+			ToNumber: to, Carrier: "sim", CreatedAt: now, UpdatedAt: now}
+	}
+	// fresh is a send to a recipient the account has no contact for.
+	fresh := func(to string) store.OutboundSend {
+		c := store.Contact{ID: store.NewID(store.PrefixContact), ProjectID: project, AccountID: account, PhoneNumber: to, CreatedAt: now, UpdatedAt: now}
+		cv := store.Conversation{ID: store.NewID(store.PrefixConversation), ProjectID: project, AccountID: account,
+			PhoneNumberID: number.ID, ContactID: c.ID, CreatedAt: now}
+		ev, err := store.NewEvent(project, account, "conversation.created", map[string]string{"id": cv.ID})
+		Expect(err).NotTo(HaveOccurred())
+		return store.OutboundSend{Message: message(to, cv.ID, c.ID), New: &store.NewPair{Contact: c, Conversation: cv, Event: ev}}
+	}
+	count := func(ctx context.Context, q string, args ...any) int64 {
+		var n int64
+		Expect(st.DB().WithContext(ctx).Raw(q, args...).Scan(&n).Error).To(Succeed())
+		return n
+	}
+
+	It("reads several sends' contexts at once, as LoadSendContext reads each, and a missing account fails only its own", func(ctx context.Context) {
+		known := handset()
+		first := fresh(known)
+		written, err := st.InsertOutboundBatch(ctx, []store.OutboundSend{first})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(written).To(Equal([]bool{true}))
+
+		keys := []store.SendContextKey{
+			{ProjectID: project, AccountID: account, Ref: number.Number, Recipient: known},
+			{ProjectID: project, AccountID: "acct_missing", Ref: "", Recipient: known},
+			{ProjectID: project, AccountID: account, Ref: "", Recipient: handset()},
+			{ProjectID: project, AccountID: account, Ref: "+19990000000", Recipient: known},
+		}
+		scs, errs, err := st.LoadSendContexts(ctx, keys)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(errs[1]).To(MatchError(store.ErrNotFound))
+		Expect(scs[1]).To(BeNil())
+		for _, i := range []int{0, 2, 3} {
+			Expect(errs[i]).NotTo(HaveOccurred())
+			one, err := st.LoadSendContext(ctx, keys[i].ProjectID, keys[i].AccountID, keys[i].Ref, keys[i].Recipient)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(utcTimes(scs[i])).To(Equal(utcTimes(one)), "key %d", i)
+		}
+		Expect(scs[0].Known.Complete()).To(BeTrue())
+		Expect(scs[0].Known.Conversation.ID).To(Equal(first.New.Conversation.ID))
+		Expect(scs[2].Known.Contact).To(BeNil())
+		Expect(scs[3].Sender).To(BeNil())
+	})
+
+	It("writes a batch's new pairs, events and known-pair messages together, and skips only a send whose contact exists by then", func(ctx context.Context) {
+		ep := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project, URL: "https://hooks.example/batch",
+			Secret: "whsec_batch", Events: "conversation.created", Enabled: true, CreatedAt: now, UpdatedAt: now}
+		Expect(st.CreateWebhookEndpoint(ctx, ep)).To(Succeed())
+
+		// A pair that exists, and a contact someone else created after the sends read their contexts.
+		prior := fresh(handset())
+		_, err := st.InsertOutboundBatch(ctx, []store.OutboundSend{prior})
+		Expect(err).NotTo(HaveOccurred())
+		raced := handset()
+		Expect(st.CreateContact(ctx, &store.Contact{ProjectID: project, AccountID: account, PhoneNumber: raced})).To(Succeed())
+
+		a, b, lost := fresh(handset()), fresh(handset()), fresh(raced)
+		again := store.OutboundSend{Message: message(prior.Message.ToNumber, prior.New.Conversation.ID, prior.New.Contact.ID)}
+		later := now.Add(time.Hour)
+		again.Message.Status, again.Message.SendAt = store.StatusScheduled, &later
+		written, err := st.InsertOutboundBatch(ctx, []store.OutboundSend{a, lost, again, b})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(written).To(Equal([]bool{true, false, true, true}))
+
+		for _, s := range []store.OutboundSend{a, b} {
+			Expect(count(ctx, `SELECT COUNT(*) FROM contacts WHERE id = ? AND phone_number = ?`, s.New.Contact.ID, s.Message.ToNumber)).To(BeEquivalentTo(1))
+			Expect(count(ctx, `SELECT COUNT(*) FROM conversations WHERE id = ? AND contact_id = ?`, s.New.Conversation.ID, s.New.Contact.ID)).To(BeEquivalentTo(1))
+			Expect(count(ctx, `SELECT COUNT(*) FROM events WHERE type = 'conversation.created' AND data LIKE ?`, "%"+s.New.Conversation.ID+"%")).To(BeEquivalentTo(1))
+		}
+		for _, s := range []store.OutboundSend{a, b, again} {
+			v, err := st.GetMessage(ctx, project, s.Message.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(v.Status).To(Equal(s.Message.Status))
+			Expect(v.ConversationID).To(Equal(s.Message.ConversationID))
+			Expect(v.Contact.PhoneNumber).To(Equal(s.Message.ToNumber))
+			Expect(count(ctx, `SELECT COUNT(*) FROM outbound_queue WHERE message_id = ?`, s.Message.ID)).To(BeEquivalentTo(1))
+		}
+		var due time.Time
+		Expect(st.DB().WithContext(ctx).Raw(`SELECT due_at FROM outbound_queue WHERE message_id = ?`, again.Message.ID).Row().Scan(&due)).To(Succeed())
+		Expect(due.UTC()).To(BeTemporally("==", later))
+		// The lost send wrote nothing: no message, conversation or event, and the contact is the other one.
+		_, err = st.GetMessage(ctx, project, lost.Message.ID)
+		Expect(err).To(MatchError(store.ErrNotFound))
+		Expect(count(ctx, `SELECT COUNT(*) FROM conversations WHERE id = ?`, lost.New.Conversation.ID)).To(BeZero())
+		Expect(count(ctx, `SELECT COUNT(*) FROM contacts WHERE id = ?`, lost.New.Contact.ID)).To(BeZero())
+		Expect(count(ctx, `SELECT COUNT(*) FROM events WHERE data LIKE ?`, "%"+lost.New.Conversation.ID+"%")).To(BeZero())
+		// One delivery per conversation.created event the batch recorded (the prior one's too).
+		Expect(count(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ?`, ep.ID)).To(BeEquivalentTo(3))
+	})
+
+	It("writes one new contact per recipient when a batch holds two sends to it", func(ctx context.Context) {
+		to := handset()
+		one, two := fresh(to), fresh(to)
+		written, err := st.InsertOutboundBatch(ctx, []store.OutboundSend{one, two})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(written).To(Equal([]bool{true, false}))
+		Expect(count(ctx, `SELECT COUNT(*) FROM contacts WHERE account_id = ? AND phone_number = ?`, account, to)).To(BeEquivalentTo(1))
+		Expect(count(ctx, `SELECT COUNT(*) FROM messages WHERE to_number = ?`, to)).To(BeEquivalentTo(1))
+	})
+})
+
+// utcTimes puts a send context's times in UTC, so that contexts read by different drivers compare.
+func utcTimes(sc *store.SendContext) *store.SendContext {
+	if sc.Sender != nil {
+		sc.Sender.CreatedAt, sc.Sender.UpdatedAt = sc.Sender.CreatedAt.UTC(), sc.Sender.UpdatedAt.UTC()
+	}
+	if k := sc.Known; k != nil {
+		if k.Contact != nil {
+			k.Contact.CreatedAt, k.Contact.UpdatedAt = k.Contact.CreatedAt.UTC(), k.Contact.UpdatedAt.UTC()
+		}
+		if k.Conversation != nil {
+			k.Conversation.CreatedAt = k.Conversation.CreatedAt.UTC()
+		}
+	}
+	return sc
+}
