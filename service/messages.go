@@ -196,7 +196,9 @@ type ConversationParams struct {
 }
 
 // Send validates a send, then stores the message (queued, or scheduled for a future send_at), its
-// contact and conversation when new, and its dispatch job in one transaction.
+// contact and conversation when new, and its queue row, all or nothing. A plain send shares the
+// read and the write with the sends made at the same time (send_batch.go); the others, and a plain
+// send the batch could not write, are written here in one transaction (or one statement).
 func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, error) {
 	now := m.now()
 	recipient, from, contact, err := m.validate(p, now)
@@ -286,13 +288,6 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 		view.Contact, view.PhoneNumber = *pair.Contact, *sender
 		return tx.InsertOutbound(ctx, msg, atts)
 	}
-	if fresh, err := m.sendToNewContact(ctx, p, sc, from, contact, msg, view, now); err != nil || fresh {
-		if err != nil {
-			return nil, err
-		}
-		view.Message = *msg
-		return view, nil
-	}
 	if p.Demo || p.ShortenLinks || !sc.Known.Complete() {
 		// Something else is written with the message: a contact, a conversation and its event,
 		// links, or the demo allowance.
@@ -307,33 +302,6 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 	}
 	view.Message = *msg
 	return view, nil
-}
-
-// sendToNewContact writes, in one statement, a plain send to a recipient the account has no
-// contact for yet: the contact, its conversation and conversation.created event, the message and
-// its queue row (store.InsertOutboundNewPair). It reports false, having written nothing, when the
-// send is not of that kind (demo, link shortening, attachments, a contact to create with
-// outbound disabled) or the contact appeared meanwhile; Send then writes it in a transaction.
-func (m *Messages) sendToNewContact(ctx context.Context, p SendParams, sc *store.SendContext, from string, contact store.Contact,
-	msg *store.Message, view *store.MessageView, now time.Time) (bool, error) {
-	if p.Demo || p.ShortenLinks || len(p.Attachments) > 0 || sc.Archived || sc.Known == nil || sc.Known.Contact != nil ||
-		contact.OutboundDisabled {
-		return false, nil
-	}
-	sender, err := m.sender(ctx, m.cfg.Store, p, from, sc.Sender)
-	if err != nil {
-		return false, err
-	}
-	np, err := newPair(p, contact, sender, msg, now)
-	if err != nil {
-		return false, err
-	}
-	ok, err := m.cfg.Store.InsertOutboundNewPair(ctx, np, msg)
-	if err != nil || !ok {
-		return false, err
-	}
-	view.Contact, view.PhoneNumber = np.Contact, *sender
-	return true, nil
 }
 
 // validate checks the shape of a send and returns the recipient, the sender reference and the

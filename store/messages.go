@@ -3,15 +3,11 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -680,72 +676,4 @@ type NewPair struct {
 	Contact      Contact
 	Conversation Conversation
 	Event        Event
-}
-
-// InsertOutboundNewPair writes a message to a recipient the account has no contact for, with
-// its contact, conversation, conversation.created event (and that event's webhook deliveries)
-// and queue row, in one statement on PostgreSQL: a send's single trip to the database after its
-// read. It reports false and writes nothing when the contact exists by then (a concurrent send or
-// import made it), or when it cannot take this path (SQLite, inside a transaction, attachments,
-// an idempotency claim): the caller then writes in a transaction, with ResolvePair.
-func (s *Store) InsertOutboundNewPair(ctx context.Context, np *NewPair, m *Message) (bool, error) {
-	if s.dialect != Postgres || s.inTx() || claimOf(ctx) != nil {
-		return false, nil
-	}
-	db, ok := s.db.Statement.ConnPool.(*sql.DB)
-	if !ok {
-		return false, nil
-	}
-	if m.Metadata == nil {
-		m.Metadata = Metadata{}
-	}
-	c, cv := &np.Contact, &np.Conversation
-	if c.Metadata == nil {
-		c.Metadata = Metadata{}
-	}
-	stmt := s.db.Session(&gorm.Session{DryRun: true, NewDB: true}).Create(m).Statement
-	insert := insertIf(stmt.SQL.String(), "cv")
-	if insert == "" {
-		return false, nil
-	}
-	at := now()
-	evs := []Event{np.Event}
-	prepareEvents(ctx, evs, at)
-	// The message's own parameters come first ($1 on), as gorm numbered them.
-	args := append([]any(nil), stmt.Vars...)
-	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
-	cid, project, account, at0 := arg(c.ID), arg(c.ProjectID), arg(c.AccountID), arg(c.CreatedAt)
-	head := `WITH c AS (INSERT INTO contacts (id, project_id, account_id, phone_number, email, first_name, last_name,
-			metadata, outbound_disabled, opted_out, created_at, updated_at)
-			VALUES (` + strings.Join([]string{cid, project, account, arg(c.PhoneNumber), arg(c.Email), arg(c.FirstName), arg(c.LastName),
-		arg(c.Metadata), arg(c.OutboundDisabled), "FALSE", at0, at0}, ", ") + `) ON CONFLICT (account_id, phone_number) DO NOTHING RETURNING id),
-		cv AS (INSERT INTO conversations (id, project_id, account_id, phone_number_id, contact_id, created_at)
-			SELECT ` + strings.Join([]string{arg(cv.ID), project, account, arg(cv.PhoneNumberID), "id", at0}, ", ") + ` FROM c RETURNING id),
-		m AS (` + insert + `),
-		mq AS (INSERT INTO outbound_queue (message_id, due_at) SELECT id, ` + arg(queuedSince(m).UTC()) + ` FROM m RETURNING 1), `
-	base := args
-	for _, slots := range []int{deliveryIDsPerEvent, 16, 128} {
-		ea := newEventArrays(evs, slots)
-		q := head + eventsFanout(len(base)+1, slots, "WHERE EXISTS (SELECT 1 FROM cv)") +
-			`SELECT (SELECT COUNT(*) FROM mq), (SELECT COUNT(*) FROM d) / CASE WHEN EXISTS (SELECT 1 FROM p WHERE delivery_id IS NULL) THEN 0 ELSE 1 END`
-		var queued, deliveries int64
-		err := db.QueryRowContext(ctx, q, append(slices.Clone(base), ea.args(at)...)...).Scan(&queued, &deliveries)
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "22012" {
-			continue
-		}
-		if err != nil {
-			return false, translate(err, "insert message")
-		}
-		if queued == 0 {
-			return false, nil
-		}
-		np.Event = evs[0]
-		s.wake(WakeOutbound)
-		if deliveries > 0 {
-			s.wake(WakeWebhooks)
-		}
-		return true, nil
-	}
-	return false, errors.New("store: insert message: a project has more than 128 webhook endpoints for one event type")
 }
