@@ -2,13 +2,14 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"gorm.io/gorm"
 )
 
 // The group commit of sends (service/send_batch.go): concurrent sends share one read of their
@@ -32,7 +33,10 @@ type SendContextKey struct {
 // exist (in the project) has a nil context and its ErrNotFound in errs.
 func (s *Store) LoadSendContexts(ctx context.Context, keys []SendContextKey) (out []*SendContext, errs []error, err error) {
 	out, errs = make([]*SendContext, len(keys)), make([]error, len(keys))
-	if s.dialect != Postgres || s.inTx() {
+	if s.dialect != Postgres && !s.inTx() {
+		return s.loadSendContextsSQLite(ctx, keys)
+	}
+	if s.inTx() {
 		for i, k := range keys {
 			sc, err := s.LoadSendContext(ctx, k.ProjectID, k.AccountID, k.Ref, k.Recipient)
 			if errors.Is(err, ErrNotFound) {
@@ -94,6 +98,49 @@ var loadSendContextsPG = `SELECT i.n, a.archived_at IS NOT NULL, a.quiet_hours, 
 		AND pn.released_at IS NULL AND (i.ref = '' OR pn.id = i.ref OR pn.number = i.ref) ORDER BY pn.id LIMIT 1) pn ON TRUE
 	LEFT JOIN LATERAL (SELECT * FROM contacts k WHERE k.account_id = a.id AND k.phone_number = i.recipient LIMIT 1) k ON TRUE
 	LEFT JOIN LATERAL (SELECT * FROM conversations cv WHERE cv.contact_id = k.id AND cv.phone_number_id = pn.id LIMIT 1) cv ON TRUE`
+
+// loadSendContextSQLite is LoadSendContext's query for one send on SQLite, with the columns of
+// loadSendContextsPG; its parameters are the active campaign status, the sender reference three
+// times, the recipient, the account and the project.
+var loadSendContextSQLite = `SELECT 0, a.archived_at IS NOT NULL, a.quiet_hours, a.quiet_hours_start, a.quiet_hours_end, a.time_zone,
+	pn.id, pn.project_id, pn.account_id, pn.number, pn.type, pn.country, pn.name, pn.metadata, pn.carrier, pn.campaign_id,
+	pn.attachment_status, pn.created_at, pn.updated_at,
+	(SELECT c.status FROM campaigns c WHERE c.id = pn.campaign_id),
+	(SELECT COUNT(*) FROM toll_free_campaigns t WHERE t.phone_number_id = pn.id AND t.status = ?),
+	` + colsOf("k", contactCols) + `, cv.id, cv.created_at
+	FROM accounts a LEFT JOIN phone_numbers pn ON pn.account_id = a.id AND pn.project_id = a.project_id
+		AND pn.released_at IS NULL AND (? = '' OR pn.id = ? OR pn.number = ?)
+	LEFT JOIN contacts k ON k.account_id = a.id AND k.phone_number = ?
+	LEFT JOIN conversations cv ON cv.contact_id = k.id AND cv.phone_number_id = pn.id
+	WHERE a.id = ? AND a.project_id = ? ORDER BY pn.id LIMIT 1`
+
+// loadSendContextsSQLite reads the sends' contexts with one prepared statement: SQLite parses a
+// statement on every use otherwise, which cost more than running it.
+func (s *Store) loadSendContextsSQLite(ctx context.Context, keys []SendContextKey) ([]*SendContext, []error, error) {
+	out, errs := make([]*SendContext, len(keys)), make([]error, len(keys))
+	db, ok := s.db.Statement.ConnPool.(*sql.DB)
+	if !ok {
+		return nil, nil, errors.New("store: load send contexts: no connection pool")
+	}
+	stmt, err := db.PrepareContext(ctx, loadSendContextSQLite)
+	if err != nil {
+		return nil, nil, translate(err, "load send contexts")
+	}
+	defer stmt.Close()
+	for i, k := range keys {
+		var r sendContextRow
+		err := stmt.QueryRowContext(ctx, CampaignActive, k.Ref, k.Ref, k.Ref, k.Recipient, k.AccountID, k.ProjectID).Scan(r.dest()...)
+		if errors.Is(err, sql.ErrNoRows) {
+			errs[i] = fmt.Errorf("load send context of account %s: %w", k.AccountID, ErrNotFound)
+			continue
+		}
+		if err != nil {
+			return nil, nil, translate(err, "load send contexts")
+		}
+		out[i] = r.context(k.Recipient)
+	}
+	return out, errs, nil
+}
 
 // sendContextRow is a row of loadSendContextsPG.
 type sendContextRow struct {
@@ -197,49 +244,110 @@ func (s *Store) InsertOutboundBatch(ctx context.Context, sends []OutboundSend) (
 	if s.dialect == Postgres {
 		return s.insertOutboundBatchPG(ctx, sends)
 	}
-	written := make([]bool, len(sends))
-	err := s.Tx(ctx, func(tx *Store) error {
-		var msgs []Message
-		var cvs []Conversation
-		var evs []Event
-		for i, o := range sends {
-			if np := o.New; np != nil {
-				c := &np.Contact
-				res := tx.q(ctx).Exec(`INSERT INTO contacts (id, project_id, account_id, phone_number, email, first_name, last_name,
-					metadata, outbound_disabled, opted_out, created_at, updated_at)
-					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, FALSE, ?, ?) ON CONFLICT (account_id, phone_number) DO NOTHING`,
-					c.ID, c.ProjectID, c.AccountID, c.PhoneNumber, c.Email, c.FirstName, c.LastName, c.Metadata, c.OutboundDisabled,
-					c.CreatedAt, c.UpdatedAt)
-				if res.Error != nil {
-					return translate(res.Error, "create contact")
-				}
-				if res.RowsAffected != 1 {
-					continue
-				}
-				cvs, evs = append(cvs, np.Conversation), append(evs, np.Event)
-			}
-			written[i] = true
-			msgs = append(msgs, *o.Message)
-		}
-		if len(cvs) > 0 {
-			if err := tx.q(ctx).Create(&cvs).Error; err != nil {
-				return translate(err, "create conversations")
-			}
-		}
-		if len(msgs) > 0 {
-			if err := tx.q(ctx).Session(&gorm.Session{CreateBatchSize: 200}).Create(&msgs).Error; err != nil {
-				return translate(err, "insert messages")
-			}
-		}
-		if err := tx.enqueueOutbound(ctx, msgs); err != nil {
-			return err
-		}
-		return tx.InsertEvents(ctx, evs)
+	var written []bool
+	err := s.Tx(ctx, func(tx *Store) (err error) {
+		written, err = tx.insertOutboundBatchSQLite(ctx, sends)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return written, nil
+}
+
+// insertOutboundBatchSQLite is InsertOutboundBatch inside a transaction on SQLite: one
+// multi-row statement per table (SQLite parses each statement it runs; gorm's Create reflects on
+// every row).
+func (s *Store) insertOutboundBatchSQLite(ctx context.Context, sends []OutboundSend) ([]bool, error) {
+	written := make([]bool, len(sends))
+	tx := sqlTx(s.db)
+	var contacts [][]any
+	for _, o := range sends {
+		if c := o.New; c != nil {
+			k := &c.Contact
+			contacts = append(contacts, []any{k.ID, k.ProjectID, k.AccountID, k.PhoneNumber, k.Email, k.FirstName, k.LastName,
+				k.Metadata, k.OutboundDisabled, false, k.CreatedAt, k.UpdatedAt})
+		}
+	}
+	made := map[string]bool{}
+	if len(contacts) > 0 {
+		q, args := insertRows("contacts", contactCols, contacts)
+		rows, err := tx.QueryContext(ctx, q+" ON CONFLICT (account_id, phone_number) DO NOTHING RETURNING id", args...)
+		if err != nil {
+			return nil, translate(err, "create contacts")
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, translate(err, "create contacts")
+			}
+			made[id] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, translate(err, "create contacts")
+		}
+	}
+	var convs, msgs [][]any
+	var queued []Message
+	var evs []Event
+	for i, o := range sends {
+		if np := o.New; np != nil {
+			if !made[np.Contact.ID] {
+				continue
+			}
+			cv := &np.Conversation
+			convs = append(convs, []any{cv.ID, cv.ProjectID, cv.AccountID, cv.PhoneNumberID, cv.ContactID, cv.CreatedAt})
+			evs = append(evs, np.Event)
+		}
+		written[i] = true
+		m := o.Message
+		msgs = append(msgs, []any{m.ID, m.ProjectID, m.AccountID, m.ConversationID, m.PhoneNumberID, m.SenderType, m.ContactID,
+			DirectionOutbound, m.Status, m.Body, m.Metadata, m.Encoding, m.Segments, m.Type, m.FromNumber, m.ToNumber, m.Carrier, false,
+			m.Traceparent, m.CreatedAt, m.UpdatedAt, m.SendAt})
+		queued = append(queued, *m)
+	}
+	for _, t := range []struct {
+		table string
+		cols  []string
+		rows  [][]any
+	}{{"conversations", conversationCols, convs}, {"messages", outboundCols, msgs}} {
+		if len(t.rows) == 0 {
+			continue
+		}
+		q, args := insertRows(t.table, t.cols, t.rows)
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return nil, translate(err, "insert "+t.table)
+		}
+	}
+	if err := s.enqueueOutbound(ctx, queued); err != nil {
+		return nil, err
+	}
+	return written, s.InsertEvents(ctx, evs)
+}
+
+// Columns of the rows insertOutboundBatchSQLite writes.
+var (
+	conversationCols = []string{"id", "project_id", "account_id", "phone_number_id", "contact_id", "created_at"}
+	outboundCols     = []string{"id", "project_id", "account_id", "conversation_id", "phone_number_id", "sender_type", "contact_id",
+		"direction", "status", "body", "metadata", "encoding", "segments", "type", "from_number", "to_number", "carrier", "auto_reply",
+		"traceparent", "created_at", "updated_at", "send_at"}
+)
+
+// insertRows renders a multi-row INSERT of rows (one value per column) and its arguments.
+func insertRows(table string, cols []string, rows [][]any) (string, []any) {
+	var sb strings.Builder
+	args := make([]any, 0, len(rows)*len(cols))
+	sb.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+	for i, r := range rows {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(one)
+		args = append(args, r...)
+	}
+	return sb.String(), args
 }
 
 // insertOutboundBatchPG is InsertOutboundBatch's one statement: i unnests the sends, c inserts
