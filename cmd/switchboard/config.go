@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,12 +95,22 @@ type Config struct {
 	Telnyx TelnyxConfig
 	// SMPP configures the SMPP adapter (see carrier_smpp.go); required when Carrier is smpp.
 	SMPP SMPPConfig
+	// GCPercent is serve's garbage collection target, as Go's GOGC (which wins when set): the
+	// heap grows this many percent over the live data before a collection. Defaults to 400
+	// (see runtime.go).
+	GCPercent int
+	// MemoryLimit is serve's soft memory limit, as Go's GOMEMLIMIT (which wins when set): "auto"
+	// (90% of the container's memory limit when there is one), "none", or a size such as 1GiB.
+	// Defaults to auto.
+	MemoryLimit string
 
 	// the settings' raw forms, finished by Validate.
 	logLevel, trustedProxies, verificationSender string
 	pacing                                       [4]float64
 	// databaseURLGiven records that DatabaseURL came from a source, not from DataDir.
 	databaseURLGiven bool
+	// memoryLimit is MemoryLimit in bytes: 0 for none, -1 for auto.
+	memoryLimit int64
 }
 
 // newSettings is the table of every setting, bound to c's fields. README's configuration table
@@ -205,6 +216,10 @@ func newSettings(c *Config) settings {
 			usage: "submit_sm awaiting a response at once, 1 to 255"},
 		{name: "smpp-throughput", def: "0", scope: scopeServe, value: float(&c.SMPP.Throughput),
 			usage: "submit_sm per second; 0 is no cap"},
+		{name: "gc-percent", def: strconv.Itoa(defaultGCPercent), scope: scopeServe, value: integer(&c.GCPercent),
+			usage: "Go garbage collection target (as GOGC, which wins when set): the heap grows this many percent over live data between collections"},
+		{name: "memory-limit", def: "auto", scope: scopeServe, value: str(&c.MemoryLimit),
+			usage: "Go soft memory limit (as GOMEMLIMIT, which wins when set): auto (90% of the container's limit, if any), none, or a size such as 1GiB"},
 	}
 }
 
@@ -362,6 +377,14 @@ func (c *Config) validateServe(ss settings) error {
 	if c.RateBurst < 1 {
 		return errSetting(ss.byName("rate-burst"), "%d is not a positive integer", c.RateBurst)
 	}
+	if c.GCPercent < 1 {
+		return errSetting(ss.byName("gc-percent"), "%d is not a positive integer: give a percentage such as 100 (Go's default) or 400", c.GCPercent)
+	}
+	limit, err := parseMemoryLimit(c.MemoryLimit)
+	if err != nil {
+		return errSetting(ss.byName("memory-limit"), "%v", err)
+	}
+	c.memoryLimit = limit
 	c.TrustedProxies = nil
 	for _, p := range strings.Split(c.trustedProxies, ",") {
 		if p = strings.TrimSpace(p); p == "" {

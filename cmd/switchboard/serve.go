@@ -134,6 +134,7 @@ func (a *app) serve(ctx context.Context, devKey bool) error {
 		return err
 	}
 	defer ls.close()
+	defer applyRuntimeSettings(cfg, log)()
 	if cfg.OTLPEndpoint != "" {
 		stop, err := startTracing(ctx, cfg.OTLPEndpoint, ls.api.Addr().String())
 		if err != nil {
