@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -450,9 +451,41 @@ type envelope struct {
 	Data      json.RawMessage `json:"data"`
 }
 
-// WebhookBody returns the JSON body delivered for an event.
+// WebhookBody returns the JSON body delivered for an event: json.Marshal of its envelope, byte for
+// byte. Every delivery builds one, so the common case (ids and a type of plain ASCII, a timestamp
+// in years 0–9999, data without the characters json.Marshal escapes for HTML) is appended
+// directly, without reflection; anything else goes through json.Marshal.
 func WebhookBody(e *store.Event) ([]byte, error) {
-	return json.Marshal(envelope{AccountID: e.AccountID, Type: e.Type, Timestamp: e.CreatedAt.UTC(), Data: json.RawMessage(e.Data)})
+	env := envelope{AccountID: e.AccountID, Type: e.Type, Timestamp: e.CreatedAt.UTC(), Data: json.RawMessage(e.Data)}
+	if y := env.Timestamp.Year(); y < 0 || y > 9999 || !plainJSONString(env.AccountID) || !plainJSONString(env.Type) {
+		return json.Marshal(env)
+	}
+	b := make([]byte, 0, len(e.Data)+len(env.AccountID)+len(env.Type)+80)
+	b = append(b, `{"account_id":"`...)
+	b = append(b, env.AccountID...)
+	b = append(b, `","type":"`...)
+	b = append(b, env.Type...)
+	b = append(b, `","timestamp":"`...)
+	b = env.Timestamp.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","data":`...)
+	data := len(b)
+	buf := bytes.NewBuffer(b)
+	// json.Marshal compacts a RawMessage and escapes <, >, &, U+2028 and U+2029 in it.
+	if err := json.Compact(buf, env.Data); err != nil || bytes.ContainsAny(buf.Bytes()[data:], "<>&\u2028\u2029") {
+		return json.Marshal(env)
+	}
+	return append(buf.Bytes(), '}'), nil
+}
+
+// plainJSONString reports whether json.Marshal writes s as itself between quotes: printable
+// ASCII without the characters it escapes (quote, backslash, and <, > and & for HTML).
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // Webhook deliverer tuning.

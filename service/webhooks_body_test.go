@@ -1,0 +1,54 @@
+package service_test
+
+import (
+	"encoding/json"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/store"
+)
+
+var _ = Describe("a webhook's body", func() {
+	// marshalled is the body as json.Marshal writes the envelope: what WebhookBody must give.
+	marshalled := func(e *store.Event) ([]byte, error) {
+		return json.Marshal(struct {
+			AccountID string          `json:"account_id"`
+			Type      string          `json:"type"`
+			Timestamp time.Time       `json:"timestamp"`
+			Data      json.RawMessage `json:"data"`
+		}{e.AccountID, e.Type, e.CreatedAt.UTC(), json.RawMessage(e.Data)})
+	}
+	at := time.Date(2026, 11, 24, 20, 30, 1, 123456000, time.UTC)
+
+	DescribeTable("is json.Marshal's envelope of the event, byte for byte",
+		func(e store.Event) {
+			want, wantErr := marshalled(&e)
+			got, err := service.WebhookBody(&e)
+			if wantErr != nil {
+				Expect(err).To(HaveOccurred())
+				return
+			}
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(got)).To(Equal(string(want)))
+		},
+		Entry("a message event", store.Event{AccountID: "acct_01J", Type: "message.delivered", CreatedAt: at,
+			Data: `{"id":"msg_1","body":"Hi","conversation":{"id":"cnv_1","contact":{"phone_number":"+15555550100"}},"status":"delivered"}`}),
+		Entry("whole seconds", store.Event{AccountID: "acct_01J", Type: "message.sent", CreatedAt: at.Truncate(time.Second), Data: `{}`}),
+		Entry("microseconds with trailing zeros", store.Event{AccountID: "a", Type: "t", CreatedAt: at.Truncate(time.Millisecond), Data: `{}`}),
+		Entry("a time in another zone", store.Event{AccountID: "a", Type: "t", CreatedAt: at.In(time.FixedZone("X", -5*3600)), Data: `{}`}),
+		Entry("data with spaces and newlines", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: "{ \"a\" : [1, 2 ,\n3],\t\"b\": \"x y\" }\n"}),
+		Entry("data with HTML characters", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{"body":"<b>Tom & Jerry</b>"}`}),
+		Entry("data with line and paragraph separators", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: "{\"body\":\"a\u2028b\u2029c\"}"}),
+		Entry("data with escapes and non-ASCII text", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{"body":"caf\u00e9 café \"q\" \\ 😀 \ud83d\ude00"}`}),
+		Entry("data that is a JSON number", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `1.50`}),
+		Entry("an account id with HTML characters", store.Event{AccountID: "a<&>", Type: "t", CreatedAt: at, Data: `{}`}),
+		Entry("a type with a quote", store.Event{AccountID: "a", Type: `t"x`, CreatedAt: at, Data: `{}`}),
+		Entry("an account id that is not ASCII", store.Event{AccountID: "compte-é", Type: "t", CreatedAt: at, Data: `{}`}),
+		Entry("a year past 9999", store.Event{AccountID: "a", Type: "t", CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), Data: `{}`}),
+		Entry("data that is not JSON", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{"a":`}),
+		Entry("empty data", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: ``}),
+	)
+})
