@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -174,28 +176,81 @@ func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, 
 	}
 	var jobID int64
 	err := x.s.TxAsync(ctx, func(tx *Store) error {
-		db := tx.q(ctx)
-		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
-			return translate(err, "add to sim outbox")
-		}
-		var stored []simOutbox
-		if err := db.Select("reference", "carrier_id").Where("reference IN ?", refs).Find(&stored).Error; err != nil {
-			return translate(err, "read sim outbox")
-		}
-		first := make(map[string]string, len(stored))
-		for _, e := range stored {
-			first[e.Reference] = e.CarrierID
+		first, err := tx.addToOutbox(ctx, rows, refs)
+		if err != nil {
+			return err
 		}
 		job, opts := then(first)
 		if job == nil {
 			return nil
 		}
-		var err error
 		jobID, err = tx.insertJobWithID(ctx, job, opts)
 		return err
 	})
 	return jobID, err
 }
+
+// addToOutbox inserts rows into the outbox, skipping references stored already, and returns the
+// carrier id stored under each of refs. On PostgreSQL both statements have the same text whatever
+// the batch's size (arrays through unnest), so that each connection prepares and plans them once:
+// gorm's multi-row VALUES made a new statement for every batch size, planned afresh and crowding
+// the hot paths' statements out of pgx's statement cache.
+func (s *Store) addToOutbox(ctx context.Context, rows []simOutbox, refs []string) (map[string]string, error) {
+	var stored []simOutbox
+	if tx := sqlTx(s.db); s.dialect == Postgres && tx != nil {
+		cols := struct {
+			from, to, body, encoding, media, outcome, carrierID []string
+			parts                                               []int64
+			createdAt                                           []time.Time
+		}{}
+		for _, r := range rows {
+			media, err := json.Marshal(r.Media)
+			if err != nil {
+				return nil, fmt.Errorf("store: sim outbox media: %w", err)
+			}
+			cols.carrierID, cols.from, cols.to = append(cols.carrierID, r.CarrierID), append(cols.from, r.From), append(cols.to, r.To)
+			cols.body, cols.parts, cols.encoding = append(cols.body, r.Body), append(cols.parts, int64(r.Parts)), append(cols.encoding, r.Encoding)
+			cols.media, cols.outcome, cols.createdAt = append(cols.media, string(media)), append(cols.outcome, r.Outcome), append(cols.createdAt, r.CreatedAt)
+		}
+		if _, err := tx.ExecContext(ctx, addToOutboxPG, refs, cols.carrierID, cols.from, cols.to, cols.body, cols.parts,
+			cols.encoding, cols.media, cols.outcome, cols.createdAt); err != nil {
+			return nil, translate(err, "add to sim outbox")
+		}
+		rs, err := tx.QueryContext(ctx, `SELECT reference, carrier_id FROM sim_outbox WHERE reference = ANY($1)`, refs)
+		if err != nil {
+			return nil, translate(err, "read sim outbox")
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var r simOutbox
+			if err := rs.Scan(&r.Reference, &r.CarrierID); err != nil {
+				return nil, translate(err, "read sim outbox")
+			}
+			stored = append(stored, r)
+		}
+		if err := rs.Err(); err != nil {
+			return nil, translate(err, "read sim outbox")
+		}
+	} else {
+		db := s.q(ctx)
+		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
+			return nil, translate(err, "add to sim outbox")
+		}
+		if err := db.Select("reference", "carrier_id").Where("reference IN ?", refs).Find(&stored).Error; err != nil {
+			return nil, translate(err, "read sim outbox")
+		}
+	}
+	first := make(map[string]string, len(stored))
+	for _, e := range stored {
+		first[e.Reference] = e.CarrierID
+	}
+	return first, nil
+}
+
+// addToOutboxPG inserts a batch of outbox entries, given column by column, on PostgreSQL.
+const addToOutboxPG = `INSERT INTO sim_outbox (reference, carrier_id, from_number, to_number, body, parts, encoding, media, outcome, created_at)
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
+	ON CONFLICT DO NOTHING`
 
 // ForgetJob deletes a job of AddToOutbox that has not run yet (see sim.Store).
 func (x *SimStore) ForgetJob(ctx context.Context, id int64) error {
