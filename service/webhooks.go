@@ -471,10 +471,24 @@ func WebhookBody(e *store.Event) ([]byte, error) {
 	data := len(b)
 	buf := bytes.NewBuffer(b)
 	// json.Marshal compacts a RawMessage and escapes <, >, &, U+2028 and U+2029 in it.
-	if err := json.Compact(buf, env.Data); err != nil || bytes.ContainsAny(buf.Bytes()[data:], "<>&\u2028\u2029") {
+	if err := json.Compact(buf, env.Data); err != nil || htmlEscaped(buf.Bytes()[data:]) {
 		return json.Marshal(env)
 	}
 	return append(buf.Bytes(), '}'), nil
+}
+
+// htmlEscaped reports whether json.Marshal would escape something in b for HTML: <, >, &, U+2028
+// or U+2029 (E2 80 A8 and E2 80 A9 in UTF-8).
+func htmlEscaped(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c == '<' || c == '>' || c == '&':
+			return true
+		case c == 0xe2 && i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xa8:
+			return true
+		}
+	}
+	return false
 }
 
 // plainJSONString reports whether json.Marshal writes s as itself between quotes: printable
