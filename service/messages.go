@@ -146,7 +146,7 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 	}
 	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}, metrics: newCarrierMetrics()}
 	m.receipts = store.NewBatcher(receiptBatch, receiptParallel, m.applyReceipts)
-	m.sends, m.sendBatchSizes = store.NewBatcher(sendBatchMax, sendBatchParallel, m.flushSends), newSendBatchSizes()
+	m.sends, m.sendBatchSizes = m.sendBatches(), newSendBatchSizes()
 	return m, nil
 }
 
