@@ -216,7 +216,10 @@ func (s *Store) addToOutbox(ctx context.Context, rows []simOutbox, refs []string
 			cols.encoding, cols.media, cols.outcome, cols.createdAt); err != nil {
 			return nil, translate(err, "add to sim outbox")
 		}
-		rs, err := tx.QueryContext(ctx, `SELECT reference, carrier_id FROM sim_outbox WHERE reference = ANY($1)`, refs)
+		// A join with the array, not reference = ANY($1): once the statement is prepared, the generic
+		// plan of = ANY($1) cannot see how long the array is and scans the whole outbox.
+		rs, err := tx.QueryContext(ctx, `SELECT o.reference, o.carrier_id FROM unnest($1::text[]) AS r(reference)
+			JOIN sim_outbox o ON o.reference = r.reference`, refs)
 		if err != nil {
 			return nil, translate(err, "read sim outbox")
 		}
