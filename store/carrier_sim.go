@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -191,57 +192,21 @@ func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, 
 }
 
 // addToOutbox inserts rows into the outbox, skipping references stored already, and returns the
-// carrier id stored under each of refs. On PostgreSQL both statements have the same text whatever
+// carrier id stored under each of refs. On PostgreSQL its statements have the same text whatever
 // the batch's size (arrays through unnest), so that each connection prepares and plans them once:
 // gorm's multi-row VALUES made a new statement for every batch size, planned afresh and crowding
 // the hot paths' statements out of pgx's statement cache.
 func (s *Store) addToOutbox(ctx context.Context, rows []simOutbox, refs []string) (map[string]string, error) {
-	var stored []simOutbox
 	if tx := sqlTx(s.db); s.dialect == Postgres && tx != nil {
-		cols := struct {
-			from, to, body, encoding, media, outcome, carrierID []string
-			parts                                               []int64
-			createdAt                                           []time.Time
-		}{}
-		for _, r := range rows {
-			media, err := json.Marshal(r.Media)
-			if err != nil {
-				return nil, fmt.Errorf("store: sim outbox media: %w", err)
-			}
-			cols.carrierID, cols.from, cols.to = append(cols.carrierID, r.CarrierID), append(cols.from, r.From), append(cols.to, r.To)
-			cols.body, cols.parts, cols.encoding = append(cols.body, r.Body), append(cols.parts, int64(r.Parts)), append(cols.encoding, r.Encoding)
-			cols.media, cols.outcome, cols.createdAt = append(cols.media, string(media)), append(cols.outcome, r.Outcome), append(cols.createdAt, r.CreatedAt)
-		}
-		if _, err := tx.ExecContext(ctx, addToOutboxPG, refs, cols.carrierID, cols.from, cols.to, cols.body, cols.parts,
-			cols.encoding, cols.media, cols.outcome, cols.createdAt); err != nil {
-			return nil, translate(err, "add to sim outbox")
-		}
-		// A join with the array, not reference = ANY($1): once the statement is prepared, the generic
-		// plan of = ANY($1) cannot see how long the array is and scans the whole outbox.
-		rs, err := tx.QueryContext(ctx, `SELECT o.reference, o.carrier_id FROM unnest($1::text[]) AS r(reference)
-			JOIN sim_outbox o ON o.reference = r.reference`, refs)
-		if err != nil {
-			return nil, translate(err, "read sim outbox")
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var r simOutbox
-			if err := rs.Scan(&r.Reference, &r.CarrierID); err != nil {
-				return nil, translate(err, "read sim outbox")
-			}
-			stored = append(stored, r)
-		}
-		if err := rs.Err(); err != nil {
-			return nil, translate(err, "read sim outbox")
-		}
-	} else {
-		db := s.q(ctx)
-		if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
-			return nil, translate(err, "add to sim outbox")
-		}
-		if err := db.Select("reference", "carrier_id").Where("reference IN ?", refs).Find(&stored).Error; err != nil {
-			return nil, translate(err, "read sim outbox")
-		}
+		return addToOutboxPG(ctx, tx, rows, refs)
+	}
+	var stored []simOutbox
+	db := s.q(ctx)
+	if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
+		return nil, translate(err, "add to sim outbox")
+	}
+	if err := db.Select("reference", "carrier_id").Where("reference IN ?", refs).Find(&stored).Error; err != nil {
+		return nil, translate(err, "read sim outbox")
 	}
 	first := make(map[string]string, len(stored))
 	for _, e := range stored {
@@ -250,10 +215,76 @@ func (s *Store) addToOutbox(ctx context.Context, rows []simOutbox, refs []string
 	return first, nil
 }
 
-// addToOutboxPG inserts a batch of outbox entries, given column by column, on PostgreSQL.
-const addToOutboxPG = `INSERT INTO sim_outbox (reference, carrier_id, from_number, to_number, body, parts, encoding, media, outcome, created_at)
+// addToOutboxPG is addToOutbox on PostgreSQL, in the transaction tx.
+func addToOutboxPG(ctx context.Context, tx *sql.Tx, rows []simOutbox, refs []string) (map[string]string, error) {
+	cols := struct {
+		from, to, body, encoding, media, outcome, carrierID []string
+		parts                                               []int64
+		createdAt                                           []time.Time
+	}{}
+	for _, r := range rows {
+		media, err := json.Marshal(r.Media)
+		if err != nil {
+			return nil, fmt.Errorf("store: sim outbox media: %w", err)
+		}
+		cols.carrierID, cols.from, cols.to = append(cols.carrierID, r.CarrierID), append(cols.from, r.From), append(cols.to, r.To)
+		cols.body, cols.parts, cols.encoding = append(cols.body, r.Body), append(cols.parts, int64(r.Parts)), append(cols.encoding, r.Encoding)
+		cols.media, cols.outcome, cols.createdAt = append(cols.media, string(media)), append(cols.outcome, r.Outcome), append(cols.createdAt, r.CreatedAt)
+	}
+	// The insert returns what it stored; only references it skipped (stored already, the rare
+	// case of a repeated submission) are read back.
+	stored, err := scanOutboxRefs(tx.QueryContext(ctx, insertOutboxPG, refs, cols.carrierID, cols.from, cols.to, cols.body,
+		cols.parts, cols.encoding, cols.media, cols.outcome, cols.createdAt))
+	if err != nil {
+		return nil, translate(err, "add to sim outbox")
+	}
+	first := make(map[string]string, len(refs))
+	for _, e := range stored {
+		first[e.Reference] = e.CarrierID
+	}
+	var skipped []string
+	for _, ref := range refs {
+		if _, ok := first[ref]; !ok {
+			skipped = append(skipped, ref)
+		}
+	}
+	if len(skipped) > 0 {
+		// A join with the array, not reference = ANY($1): once the statement is prepared, the
+		// generic plan of = ANY($1) cannot see how long the array is and scans the whole outbox.
+		earlier, err := scanOutboxRefs(tx.QueryContext(ctx, `SELECT o.reference, o.carrier_id FROM unnest($1::text[]) AS r(reference)
+				JOIN sim_outbox o ON o.reference = r.reference`, skipped))
+		if err != nil {
+			return nil, translate(err, "read sim outbox")
+		}
+		for _, e := range earlier {
+			first[e.Reference] = e.CarrierID
+		}
+	}
+	return first, nil
+}
+
+// insertOutboxPG inserts a batch of outbox entries, given column by column, on PostgreSQL, and
+// returns the references and carrier ids it stored.
+const insertOutboxPG = `INSERT INTO sim_outbox (reference, carrier_id, from_number, to_number, body, parts, encoding, media, outcome, created_at)
 	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
-	ON CONFLICT DO NOTHING`
+	ON CONFLICT DO NOTHING RETURNING reference, carrier_id`
+
+// scanOutboxRefs reads the references and carrier ids a query of the outbox returns.
+func scanOutboxRefs(rs *sql.Rows, err error) ([]simOutbox, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []simOutbox
+	for rs.Next() {
+		var r simOutbox
+		if err := rs.Scan(&r.Reference, &r.CarrierID); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
+}
 
 // ForgetJob deletes a job of AddToOutbox that has not run yet (see sim.Store).
 func (x *SimStore) ForgetJob(ctx context.Context, id int64) error {
