@@ -89,14 +89,19 @@ var _ = Describe("Idempotency keys when an instance dies", Ordered, func() {
 	messagesWith := func(body string) int64 {
 		return a.count(`SELECT COUNT(*) FROM messages WHERE body = ?`, body)
 	}
-	// waitingOn waits until a statement of another session waits for a lock of this kind (a
-	// table's or an advisory lock).
-	waitingOn := func(locktype string) {
+	// waitingOn waits until a statement of another session whose text is like query (an ILIKE
+	// pattern) waits for a lock of this kind (a table's or an advisory lock). The text matters:
+	// the instances' own workers wait on the same locks (a dispatch claim, which updates
+	// messages, waits behind lockMessages as the send does).
+	waitingOn := func(locktype, query string) {
 		Eventually(func() int64 {
-			return a.count(`SELECT COUNT(*) FROM pg_locks WHERE NOT granted AND locktype = ?
-				AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`, locktype)
+			return a.count(`SELECT COUNT(*) FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid
+				WHERE NOT l.granted AND l.locktype = ? AND s.query ILIKE ?
+				AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`, locktype, query)
 		}).WithTimeout(10 * time.Second).WithPolling(20 * time.Millisecond).Should(BeNumerically(">=", 1))
 	}
+	// insertingMessage is the text of the keyed send's insert into messages (gorm's).
+	const insertingMessage = `%INSERT INTO "messages"%`
 	// lockMessages holds, until the returned function, a lock that makes every insert into
 	// messages wait (reads go on): a send is held between its claim and its commit.
 	lockMessages := func() (release func(), pid int64) {
@@ -117,7 +122,7 @@ var _ = Describe("Idempotency keys when an instance dies", Ordered, func() {
 		unlock, _ := lockMessages()
 		first := make(chan keyedAnswer, 1)
 		go func() { first <- keyedSend(a.addr, "before-commit", acct, body) }()
-		waitingOn("relation")
+		waitingOn("relation", insertingMessage)
 		Expect(a.count(`SELECT COUNT(*) FROM idempotency_keys WHERE key = 'before-commit' AND status = 0`)).To(BeEquivalentTo(1))
 		Expect(keyedSend(b.addr, "before-commit", acct, body)).To(HaveField("ErrType", "idempotency_key_in_use"),
 			"the first request is alive: its claim holds")
@@ -178,7 +183,7 @@ var _ = Describe("Idempotency keys when an instance dies", Ordered, func() {
 
 		first := make(chan keyedAnswer, 1)
 		go func() { first <- keyedSend(a.addr, "after-commit", acct, body) }()
-		waitingOn("advisory")
+		waitingOn("advisory", "%idempotency_keys%")
 		Expect(messagesWith("killed after the commit")).To(BeEquivalentTo(1), "the message is committed")
 
 		By("killing the instance, and the connection of its record of the response")
@@ -208,7 +213,7 @@ var _ = Describe("Idempotency keys when an instance dies", Ordered, func() {
 		unlock, holder := lockMessages()
 		first := make(chan keyedAnswer, 1)
 		go func() { first <- keyedSend(a.addr, "restart", acct, body) }()
-		waitingOn("relation")
+		waitingOn("relation", insertingMessage)
 
 		By("terminating every other connection to the database")
 		Expect(a.st.DB().Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()
