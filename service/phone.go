@@ -23,6 +23,16 @@ var ErrNotE164 = errors.New("is not a valid E.164 phone number")
 // the carrier reports that (failure_reason invalid_mobile_number).
 func NormalizeE164(s string) (string, error) {
 	s = strings.TrimSpace(s)
+	if isNANP(s) {
+		// The common case, spared the parse: such a number is its own E.164 form (see isNANP;
+		// checked against the parse for every four-digit prefix in phone_test.go).
+		return s, nil
+	}
+	return normalizeParsed(s)
+}
+
+// normalizeParsed is NormalizeE164 of a trimmed string, through libphonenumber's parse.
+func normalizeParsed(s string) (string, error) {
 	if s == "" || len(s) > 64 {
 		return "", ErrNotE164
 	}
@@ -35,7 +45,11 @@ func NormalizeE164(s string) (string, error) {
 		return "", ErrNotE164
 	}
 	// A number whose canonical form reads back as another (a national prefix dropped twice) is
-	// not one we can store: normalising must be idempotent.
+	// not one we can store: normalising must be idempotent. When s is its canonical form already,
+	// reading it back would repeat the parse above.
+	if out == s {
+		return out, nil
+	}
 	if again, err := phonenumbers.Parse(out, "US"); err != nil || !phonenumbers.IsPossibleNumber(again) ||
 		phonenumbers.Format(again, phonenumbers.E164) != out {
 		return "", ErrNotE164
