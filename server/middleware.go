@@ -199,7 +199,12 @@ func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return fmt.Errorf("read body: %w", err)
 		}
-		c.Request().Body = io.NopCloser(bytes.NewReader(body))
+		rest := io.NopCloser(bytes.NewReader(body))
+		if v, ok := c.Request().Body.(validated); ok {
+			// The value validateRequest kept stays for the handler to bind (see keepingOptions).
+			rest = keptBody{ReadCloser: rest, value: v.ValidatedValue()}
+		}
+		c.Request().Body = rest
 		sum := sha256.Sum256(append([]byte(c.Request().Method+" "+c.Request().URL.Path+"\n"), body...))
 		hash := hex.EncodeToString(sum[:])
 		ctx := c.Request().Context()
@@ -236,6 +241,19 @@ func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 		return nil
 	}
 }
+
+// validated is a request body that carries the value validateRequest decoded and validated
+// (kin-openapi's KeepValidatedValue), which the generated handlers bind.
+type validated interface{ ValidatedValue() any }
+
+// keptBody is a request body read again that still carries its validated value.
+type keptBody struct {
+	io.ReadCloser
+	value any
+}
+
+// ValidatedValue returns the value validateRequest validated.
+func (b keptBody) ValidatedValue() any { return b.value }
 
 // recorder keeps a copy of a response body while writing it through.
 type recorder struct {

@@ -20,7 +20,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
@@ -110,7 +109,7 @@ type Server struct {
 	// kin-openapi describes it, for validateRequest.
 	routes     map[string]string
 	public     map[string]bool
-	operations map[string]*routers.Route
+	operations map[string]*operation
 }
 
 // New builds the API server.
@@ -124,7 +123,7 @@ func New(cfg Config) (*Server, error) {
 		blasts: core.Blasts, audiences: core.Audiences, carriers: core.Carriers, usage: core.Usage, verifications: core.Verifications,
 		log: cfg.Logger, now: cfg.Now,
 		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL, idempotencyLease: cfg.IdempotencyLease,
-		routes: map[string]string{}, public: map[string]bool{}, operations: map[string]*routers.Route{},
+		routes: map[string]string{}, public: map[string]bool{}, operations: map[string]*operation{},
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -428,7 +427,11 @@ func (s *Server) indexRoutes(spec *openapi3.T) {
 				id = strings.ToLower(id[:1]) + id[1:]
 			}
 			s.routes[key] = id
-			s.operations[key] = operationRoute(spec, path, item, method, op)
+			o := &operation{route: operationRoute(spec, path, item, method, op), options: validationOptions}
+			if closedBody(op) {
+				o.options = keepingOptions
+			}
+			s.operations[key] = o
 			if op.Security != nil && len(*op.Security) == 0 {
 				s.public[key] = true
 			}

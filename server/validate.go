@@ -20,6 +20,23 @@ var validationOptions = &openapi3filter.Options{
 	AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
 }
 
+// keepingOptions are validationOptions that also leave the validated body on the request
+// (KeepValidatedValue), for the operations whose body schema is closed (closedBody): their
+// generated handlers bind that value instead of decoding the body a second time.
+var keepingOptions = &openapi3filter.Options{
+	MultiError:         true,
+	AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+	KeepValidatedValue: true,
+}
+
+// operation is what validateRequest needs of one of the contract's operations.
+type operation struct {
+	// route is the operation as kin-openapi's router would have found it (operationRoute).
+	route *routers.Route
+	// options are validationOptions, or keepingOptions when its body schema is closed.
+	options *openapi3filter.Options
+}
+
 // validateRequest checks each request of a contract's operation against openapi.yaml (parameters
 // and body) before its handler runs, answering 422 validation_error (or the field's own error
 // type) through validationError. Echo has already matched the route: its operation comes from
@@ -29,8 +46,8 @@ var validationOptions = &openapi3filter.Options{
 func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		route := s.operations[req.Method+" "+c.Path()]
-		if route == nil {
+		op := s.operations[req.Method+" "+c.Path()]
+		if op == nil {
 			return next(c)
 		}
 		names, values := c.ParamNames(), c.ParamValues()
@@ -49,7 +66,7 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 			params[name] = v
 		}
 		err := openapi3filter.ValidateRequest(req.Context(), &openapi3filter.RequestValidationInput{
-			Request: req, PathParams: params, Route: route, Options: validationOptions,
+			Request: req, PathParams: params, Route: op.route, Options: op.options,
 		})
 		if err == nil {
 			return next(c)
@@ -75,4 +92,53 @@ func operationRoute(spec *openapi3.T, path string, item *openapi3.PathItem, meth
 	checked := *op
 	checked.Security = &openapi3.SecurityRequirements{}
 	return &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: &checked}
+}
+
+// closedBody reports whether op's JSON request body has a closed schema: every object in it
+// that names properties refuses any other member (additionalProperties: false), in the branches
+// of its compositions (allOf, anyOf, oneOf) too. Such a body binds the same from the value the
+// validator decoded as from a second decode: encoding/json matches member names
+// case-insensitively and the generated handlers' binder exactly, and a closed schema lets no
+// member through whose name differs from a property's.
+func closedBody(op *openapi3.Operation) bool {
+	if op.RequestBody == nil || op.RequestBody.Value == nil {
+		return false
+	}
+	mt := op.RequestBody.Value.Content.Get("application/json")
+	return mt != nil && closedSchema(mt.Schema, map[*openapi3.Schema]bool{})
+}
+
+// closedSchema is closedBody's walk of one schema; seen holds the schemas on the way, so that a
+// recursive schema ends.
+func closedSchema(ref *openapi3.SchemaRef, seen map[*openapi3.Schema]bool) bool {
+	if ref == nil || ref.Value == nil {
+		return false
+	}
+	s := ref.Value
+	if seen[s] {
+		return true
+	}
+	seen[s] = true
+	for _, branches := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, b := range branches {
+			if !closedSchema(b, seen) {
+				return false
+			}
+		}
+	}
+	extra := s.AdditionalProperties
+	if len(s.Properties) > 0 {
+		if extra.Has == nil || *extra.Has || extra.Schema != nil {
+			return false
+		}
+		for _, p := range s.Properties {
+			if !closedSchema(p, seen) {
+				return false
+			}
+		}
+	} else if extra.Schema != nil && !closedSchema(extra.Schema, seen) {
+		// A map: its keys are matched exactly either way, its values must be closed too.
+		return false
+	}
+	return s.Items == nil || closedSchema(s.Items, seen)
 }
