@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.jetify.com/typeid"
+	"go.jetify.com/typeid/base32"
 )
 
 // NewID returns a new TypeID with the given prefix. Its UUIDv7 is strictly increasing within this
@@ -23,12 +24,26 @@ func NewID(prefix string) string {
 		panic(fmt.Sprintf("kit: random id bits: %v", err))
 	}
 	u[8] = 0x80 | (u[8] & 0x3f) // RFC 9562 variant
-	id, err := typeid.FromUUIDBytesWithPrefix(prefix, u[:])
-	if err != nil {
-		// Only an invalid constant prefix can fail; that is a programming error.
-		panic(fmt.Sprintf("kit: new id with prefix %q: %v", prefix, err))
+	return idOf(prefix, u)
+}
+
+// checkedPrefixes holds the prefixes that typeid has accepted (see idOf).
+var checkedPrefixes sync.Map
+
+// idOf is the TypeID of prefix and the UUID u. The first id of a prefix is made by typeid, which
+// checks the prefix; the others are written as typeid writes them, with its base32 encoding, but
+// without its round trip through the UUID's text and the decoding of the suffix it made.
+func idOf(prefix string, u [16]byte) string {
+	if _, ok := checkedPrefixes.Load(prefix); !ok || prefix == "" {
+		id, err := typeid.FromUUIDBytesWithPrefix(prefix, u[:])
+		if err != nil {
+			// Only an invalid constant prefix can fail; that is a programming error.
+			panic(fmt.Sprintf("kit: new id with prefix %q: %v", prefix, err))
+		}
+		checkedPrefixes.Store(prefix, true)
+		return id.String()
 	}
-	return id.String()
+	return prefix + "_" + base32.Encode(u)
 }
 
 // v7 is the process's monotonic UUIDv7 clock.
