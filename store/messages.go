@@ -343,7 +343,10 @@ func (s *Store) TakeDemoSend(ctx context.Context, accountID string, limit int) (
 // tells whose conversation an inbound message to the shared demo number belongs to.
 func (s *Store) DemoCorrespondent(ctx context.Context, demoNumberID, handset string) (*Message, error) {
 	var m Message
-	err := s.q(ctx).Where("phone_number_id = ? AND to_number = ? AND direction = ?", demoNumberID, handset, DirectionOutbound).
+	// The demo sender type, written in the statement (a parameter would hide it from a generic
+	// plan), lets the read use messages_demo_reply, which indexes the demo number's messages only.
+	err := s.q(ctx).Where("phone_number_id = ? AND to_number = ? AND direction = ? AND sender_type = '"+NumberDemo+"'", demoNumberID,
+		handset, DirectionOutbound).
 		Order("id DESC").Take(&m).Error
 	if err != nil {
 		return nil, translate(err, "demo correspondent")
