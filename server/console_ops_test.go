@@ -15,6 +15,7 @@ import (
 	"github.com/onsi/gomega/gstruct"
 
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -241,7 +242,7 @@ var _ = Describe("Console webhooks", func() {
 		Expect(ep["events"]).To(Equal([]any{"message.delivered", "message.failed"}))
 		listed := c.get(prj("/webhooks"))
 		Expect(string(listed.Body)).NotTo(ContainSubstring(secret))
-		Expect(listed.JSON()["event_types"]).To(HaveLen(len(service.WebhookEventTypes)))
+		Expect(listed.JSON()["event_types"]).To(HaveLen(len(webhooks.EventTypes)))
 
 		id := ep["id"].(string)
 		Expect(c.post(prj("/webhooks/"+id+"/test"), nil)).To(HaveStatus(http.StatusCreated))
@@ -276,7 +277,7 @@ var _ = Describe("Console webhooks", func() {
 		},
 		func() []TableEntry {
 			var es []TableEntry
-			for _, typ := range service.WebhookEventTypes {
+			for _, typ := range webhooks.EventTypes {
 				es = append(es, Entry(typ, typ))
 			}
 			return es

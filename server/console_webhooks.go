@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) consoleWebhooks(c echo.Context, cx *consoleCtx) error {
 		list[endpointJSON]
 		EventTypes []string `json:"event_types"`
 	}{listJSON(mapSlice(es, func(e *store.WebhookEndpoint) endpointJSON { return endpointOut(e, false, s.now()) }), store.Cursors{}),
-		service.WebhookEventTypes})
+		webhooks.EventTypes})
 }
 
 // consoleSetWebhook adds an endpoint (or updates the events of the one with this URL); the
@@ -159,7 +160,7 @@ func (s *Server) consoleDelivery(c echo.Context, cx *consoleCtx) error {
 	if err != nil {
 		return err
 	}
-	body, err := service.WebhookBody(&w.Event)
+	body, err := webhooks.Body(&w.Event)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/server"
-	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 )
 
 // These specs talk to the API as a client on the network does: raw bytes over a real TLS
@@ -37,7 +37,7 @@ var _ = Describe("Answers over the network", Ordered, ContinueOnFailure, func() 
 		Expect(err).NotTo(HaveOccurred())
 		_, err = c.(*sim.Carrier).PlaceCall(context.Background(), sim.Call{From: newHandset(), To: number, VoicemailSeconds: 3})
 		Expect(err).NotTo(HaveOccurred())
-		vms := t.events(service.EventVoicemailReceived)
+		vms := t.events(webhooks.EventVoicemailReceived)
 		Expect(vms).To(HaveLen(1))
 		r := t.get("/recordings/" + vms[0]["recording_id"].(string) + "/file")
 		Expect(r).To(HaveStatus(http.StatusFound))

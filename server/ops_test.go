@@ -27,6 +27,7 @@ import (
 	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/server"
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -185,7 +186,7 @@ var _ = Describe("Operations", func() {
 			Expect(err).NotTo(HaveOccurred())
 			refused := l.Addr().String()
 			Expect(l.Close()).To(Succeed())
-			e := t.subscribe("http://"+refused+"/hooks", service.EventMessageSent)
+			e := t.subscribe("http://"+refused+"/hooks", webhooks.EventMessageSent)
 			m := t.send(acct, map[string]any{"to": newHandset(), "from": from, "body": "Backlog"})
 			t.awaitStatus(m["id"].(string), "delivered")
 			series := `switchboard_webhook_backlog{endpoint="` + e.ID + `",project="` + t.ProjectID + `"}`

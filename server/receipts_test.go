@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/server"
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -98,7 +99,7 @@ var _ = Describe("A receipt that overtakes the record of its submission", Ordere
 	// order (which is the order they were recorded in): each one's data with its type and id.
 	steps := func() map[string][]map[string]any {
 		var evs []store.Event
-		Expect(ost.DB().Where("project_id = ? AND type IN ?", t.ProjectID, []string{service.EventMessageSent, service.EventMessageDelivered}).
+		Expect(ost.DB().Where("project_id = ? AND type IN ?", t.ProjectID, []string{webhooks.EventMessageSent, webhooks.EventMessageDelivered}).
 			Order("id").Find(&evs).Error).To(Succeed())
 		out := map[string][]map[string]any{}
 		for _, e := range evs {

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -73,7 +74,7 @@ var _ = Describe("Voice", func() {
 	// voicemail leaves a voicemail of seconds and returns the voicemail.received event's data.
 	voicemail := func(seconds int) map[string]any {
 		place(sim.Call{VoicemailSeconds: seconds})
-		evs := t.events(service.EventVoicemailReceived)
+		evs := t.events(webhooks.EventVoicemailReceived)
 		ExpectWithOffset(1, evs).NotTo(BeEmpty())
 		return evs[len(evs)-1]
 	}
@@ -103,7 +104,7 @@ var _ = Describe("Voice", func() {
 
 			contact := t.get("/contacts/" + c["contact"].(map[string]any)["id"].(string))
 			Expect(contact).To(HaveStatus(http.StatusOK))
-			Expect(t.eventsFor(service.EventCallEnded, c["id"].(string))).To(ConsistOf(Equal(c)), "call.ended carries the call as the API shows it")
+			Expect(t.eventsFor(webhooks.EventCallEnded, c["id"].(string))).To(ConsistOf(Equal(c)), "call.ended carries the call as the API shows it")
 			Expect(list("/accounts/" + account + "/recordings")).To(BeEmpty())
 			Expect(list("/accounts/" + account + "/voicemails")).To(BeEmpty())
 		})
@@ -111,8 +112,8 @@ var _ = Describe("Voice", func() {
 		It("records an unanswered call without a voicemail as no_answer", func() {
 			c := place(sim.Call{})
 			Expect(c).To(SatisfyAll(HaveKeyWithValue("status", "no_answer"), HaveKeyWithValue("duration", BeEquivalentTo(sim.RingSeconds))))
-			Expect(t.eventsFor(service.EventCallEnded, c["id"].(string))).To(HaveLen(1))
-			Expect(t.events(service.EventVoicemailReceived)).To(BeEmpty())
+			Expect(t.eventsFor(webhooks.EventCallEnded, c["id"].(string))).To(HaveLen(1))
+			Expect(t.events(webhooks.EventVoicemailReceived)).To(BeEmpty())
 		})
 
 		DescribeTable("keeps each status a carrier reports, and emits call.ended only for a final one",
@@ -121,7 +122,7 @@ var _ = Describe("Voice", func() {
 				Expect(report(carriers.CallEvent{CarrierID: id, Status: status, Duration: 7})).To(Succeed())
 				c := callOf(id)
 				Expect(c).To(HaveKeyWithValue("status", status))
-				ended := t.eventsFor(service.EventCallEnded, c["id"].(string))
+				ended := t.eventsFor(webhooks.EventCallEnded, c["id"].(string))
 				if !final {
 					Expect(ended).To(BeEmpty())
 					Expect(c).To(HaveKeyWithValue("duration", BeEquivalentTo(0)))
@@ -155,7 +156,7 @@ var _ = Describe("Voice", func() {
 			c := callOf(id)
 			Expect(c).To(SatisfyAll(HaveKeyWithValue("status", "completed"), HaveKeyWithValue("duration", BeEquivalentTo(60))),
 				"without a reported duration, a call lasts from its first report to its end")
-			Expect(t.eventsFor(service.EventCallEnded, c["id"].(string))).To(HaveLen(1))
+			Expect(t.eventsFor(webhooks.EventCallEnded, c["id"].(string))).To(HaveLen(1))
 			Expect(list("/accounts/" + account + "/calls")).To(HaveLen(1))
 		})
 
@@ -167,7 +168,7 @@ var _ = Describe("Voice", func() {
 			c := place(sim.Call{VoicemailSeconds: 1})
 			Expect(c).To(HaveKeyWithValue("contact", SatisfyAll(
 				HaveKeyWithValue("id", contactID), HaveKeyWithValue("first_name", "Mia"), HaveKeyWithValue("opted_out", true))))
-			Expect(t.events(service.EventVoicemailReceived)).To(HaveLen(1))
+			Expect(t.events(webhooks.EventVoicemailReceived)).To(HaveLen(1))
 		})
 
 		It("finds the caller's contact again on the next call", func() {
@@ -183,8 +184,8 @@ var _ = Describe("Voice", func() {
 			Expect(report(carriers.CallEvent{CarrierID: store.NewID("carriercall"), From: handset, To: "+18335550000",
 				Status: carriers.CallCompleted})).To(Succeed(), "the demo number belongs to no account")
 			Expect(list("/accounts/" + account + "/calls")).To(BeEmpty())
-			Expect(t.events(service.EventCallEnded)).To(BeEmpty())
-			Expect(t.events(service.EventVoicemailReceived)).To(BeEmpty())
+			Expect(t.events(webhooks.EventCallEnded)).To(BeEmpty())
+			Expect(t.events(webhooks.EventVoicemailReceived)).To(BeEmpty())
 		})
 
 		It("lists an account's calls newest first, page by page", func() {
@@ -217,9 +218,9 @@ var _ = Describe("Voice", func() {
 		It("leaves a voicemail on a missed call: call.ended, recording.completed and voicemail.received", func() {
 			c := place(sim.Call{VoicemailSeconds: 3})
 			Expect(c).To(SatisfyAll(HaveKeyWithValue("status", "missed"), HaveKeyWithValue("duration", BeEquivalentTo(sim.RingSeconds+3))))
-			Expect(t.eventsFor(service.EventCallEnded, c["id"].(string))).To(ConsistOf(Equal(c)))
+			Expect(t.eventsFor(webhooks.EventCallEnded, c["id"].(string))).To(ConsistOf(Equal(c)))
 
-			vm := t.events(service.EventVoicemailReceived)
+			vm := t.events(webhooks.EventVoicemailReceived)
 			Expect(vm).To(HaveLen(1))
 			Expect(vm[0]).To(SatisfyAll(HaveLen(4),
 				HaveKeyWithValue("id", MatchRegexp(`^vml_[0-7][0-9a-hjkmnp-tv-z]{25}$`)),
@@ -228,7 +229,7 @@ var _ = Describe("Voice", func() {
 			Expect(vm[0]["call"]).To(SatisfyAll(HaveLen(8), HaveKeyWithValue("from", handset), HaveKeyWithValue("to", number),
 				HaveKeyWithValue("phone_number_id", pnID)))
 
-			rec := t.events(service.EventRecordingCompleted)
+			rec := t.events(webhooks.EventRecordingCompleted)
 			Expect(rec).To(HaveLen(1))
 			Expect(rec[0]).To(Equal(map[string]any{"id": vm[0]["recording_id"], "duration": float64(3), "call": c}))
 
@@ -255,8 +256,8 @@ var _ = Describe("Voice", func() {
 			id := store.NewID("carriercall")
 			Expect(report(carriers.CallEvent{CarrierID: id, Status: carriers.CallCompleted, Duration: 20,
 				RecordingURL: sim.RecordingURL(2, id), RecordingSeconds: 2})).To(Succeed())
-			Expect(t.events(service.EventRecordingCompleted)).To(ConsistOf(HaveKeyWithValue("call", Equal(callOf(id)))))
-			Expect(t.events(service.EventVoicemailReceived)).To(BeEmpty())
+			Expect(t.events(webhooks.EventRecordingCompleted)).To(ConsistOf(HaveKeyWithValue("call", Equal(callOf(id)))))
+			Expect(t.events(webhooks.EventVoicemailReceived)).To(BeEmpty())
 			Expect(list("/accounts/" + account + "/voicemails")).To(BeEmpty())
 		})
 
@@ -268,11 +269,11 @@ var _ = Describe("Voice", func() {
 			Expect(report(ev)).To(Succeed())
 			recs := list("/accounts/" + account + "/recordings")
 			Expect(recs).To(HaveLen(1))
-			Expect(t.events(service.EventVoicemailReceived)).To(HaveLen(1))
+			Expect(t.events(webhooks.EventVoicemailReceived)).To(HaveLen(1))
 			Expect(t.delete("/recordings/" + recs[0].(map[string]any)["id"].(string))).To(HaveStatus(http.StatusOK))
 			Expect(report(ev)).To(Succeed())
 			Expect(list("/accounts/" + account + "/recordings")).To(BeEmpty())
-			Expect(t.events(service.EventRecordingCompleted)).To(HaveLen(1))
+			Expect(t.events(webhooks.EventRecordingCompleted)).To(HaveLen(1))
 		})
 
 		It("refuses a report whose recording the carrier cannot give, so that it is reported again", func() {
@@ -408,7 +409,7 @@ var _ = Describe("Voice", func() {
 		)
 
 		It("deletes a recording with its file and its voicemail; the call stays", func() {
-			vm := t.events(service.EventVoicemailReceived)[0]
+			vm := t.events(webhooks.EventVoicemailReceived)[0]
 			r := t.delete("/recordings/" + recordingID)
 			Expect(r).To(HaveStatus(http.StatusOK))
 			Expect(r.JSON()).To(SatisfyAll(HaveKeyWithValue("id", recordingID), HaveKeyWithValue("duration", BeEquivalentTo(seconds))))

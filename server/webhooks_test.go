@@ -24,7 +24,7 @@ import (
 
 	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/gen"
-	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -328,7 +328,7 @@ var _ = Describe("Webhooks", func() {
 		})
 
 		It("fail with a wrong secret", func() {
-			other, err := service.NewWebhookSecret()
+			other, err := webhooks.NewSecret()
 			Expect(err).NotTo(HaveOccurred())
 			wh, _ := standardwebhooks.NewWebhook(other)
 			Expect(wh.Verify(g.Body, g.Header)).To(MatchError(standardwebhooks.ErrNoMatchingSignature))
@@ -337,7 +337,7 @@ var _ = Describe("Webhooks", func() {
 
 		It("fail with a stale timestamp, even when correctly signed for it", func() {
 			stale := time.Now().Add(-10 * time.Minute)
-			sig, _, err := service.SignWebhook([]string{secret}, g.id(), stale, g.Body)
+			sig, _, err := webhooks.Sign([]string{secret}, g.id(), stale, g.Body)
 			Expect(err).NotTo(HaveOccurred())
 			h := g.Header.Clone()
 			h.Set("webhook-timestamp", strconv.FormatInt(stale.Unix(), 10))
@@ -384,7 +384,7 @@ var _ = Describe("Webhooks", func() {
 			// The refused endpoint takes only the events of the send itself, which come moments
 			// apart: every first attempt to it is made before the first retry (5 s later) comes due,
 			// however slowly message.delivered follows.
-			refused := t.subscribe("http://"+refusedAddr+"/hooks", service.EventConversationCreated, service.EventMessageSent)
+			refused := t.subscribe("http://"+refusedAddr+"/hooks", webhooks.EventConversationCreated, webhooks.EventMessageSent)
 			t.subscribe(failing500.URL())
 			t.subscribe(slow.URL())
 			metricsText := func() string { return scrape(t.api) }
@@ -411,7 +411,7 @@ var _ = Describe("Webhooks", func() {
 				Eventually(r.successIDs).WithTimeout(20 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(once))
 			}
 			sendEvents := map[string]int{}
-			for _, typ := range []string{service.EventConversationCreated, service.EventMessageSent} {
+			for _, typ := range []string{webhooks.EventConversationCreated, webhooks.EventMessageSent} {
 				sendEvents[t.eventIDs(typ)[0]] = 1
 			}
 			Eventually(recovered.successIDs).WithTimeout(20 * time.Second).WithPolling(50 * time.Millisecond).Should(Equal(sendEvents))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -528,11 +529,11 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 	}
 	events := make([]store.Event, 0, len(created))
 	for i := range created {
-		data, err := jsonString(conversationCreatedData(&created[i], byContact[created[i].ContactID], sender))
+		data, err := jsonString(webhooks.ConversationCreated(&created[i], byContact[created[i].ContactID], sender))
 		if err != nil {
 			return err
 		}
-		events = append(events, store.Event{ProjectID: bl.ProjectID, AccountID: bl.AccountID, Type: EventConversationCreated, Data: data})
+		events = append(events, store.Event{ProjectID: bl.ProjectID, AccountID: bl.AccountID, Type: webhooks.EventConversationCreated, Data: data})
 	}
 	msgs := make([]store.Message, 0, len(sendTo))
 	var atts []store.Attachment
@@ -572,7 +573,7 @@ func (b *Blasts) writeMessages(ctx context.Context, tx *store.Store, bl *store.B
 	if err := tx.InsertMessages(ctx, msgs, atts); err != nil {
 		return err
 	}
-	return tx.InsertEvents(ctx, events)
+	return webhooks.Publish(ctx, tx, events...)
 }
 
 func jsonString(v any) (string, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -286,8 +287,8 @@ func (n *Numbers) DeactivateCampaign(ctx context.Context, projectID, id string) 
 // campaignDeactivated records what follows the deactivation of c, in its transaction: the event
 // campaign.deactivated and the job that withdraws it at its carrier.
 func campaignDeactivated(ctx context.Context, tx *store.Store, c *store.Campaign) error {
-	data := campaignStatusData{ID: c.ID, Status: store.CampaignDeactivated}
-	if _, err := tx.InsertEvent(ctx, c.ProjectID, c.AccountID, EventCampaignDeactivated, data); err != nil {
+	data := webhooks.CampaignStatusData{ID: c.ID, Status: store.CampaignDeactivated}
+	if err := publish(ctx, tx, c.ProjectID, c.AccountID, webhooks.EventCampaignDeactivated, data); err != nil {
 		return err
 	}
 	return tx.InsertJob(ctx, withdrawArgs{Carrier: c.Carrier, Reference: c.ID}, nil)

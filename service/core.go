@@ -13,6 +13,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/kit"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -44,7 +46,7 @@ type CoreConfig struct {
 	// WebhookTimeout is how long a webhook endpoint has to answer 2xx. Defaults to 15 s.
 	WebhookTimeout time.Duration
 	// WebhookClient, when set, sends webhook deliveries instead of the guarded default client
-	// (see NewWebhookClient); WebhookAllowPrivate and WebhookTimeout then do not apply to it.
+	// (see webhooks.NewClient); WebhookAllowPrivate and WebhookTimeout then do not apply to it.
 	WebhookClient *http.Client
 	// VerificationSender is the number verification codes are sent from (E.164, held by the
 	// installation). Defaults to the shared demo number.
@@ -78,7 +80,7 @@ type Core struct {
 	Audiences     *Audiences
 	Verifications *Verifications
 	Voice         *Voice
-	Webhooks      *Webhooks
+	Webhooks      *webhooks.Service
 	// Console, Operator and Usage serve the installation's operators: console users and
 	// sessions, projects, keys and webhook endpoints (audited), and usage reports.
 	Console  *Console
@@ -163,7 +165,7 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 		Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
-	if c.Webhooks, err = NewWebhooks(WebhooksConfig{Store: cfg.Store, AllowPrivate: cfg.WebhookAllowPrivate,
+	if c.Webhooks, err = webhooks.New(webhooks.Config{Store: cfg.Store, AllowPrivate: cfg.WebhookAllowPrivate,
 		Timeout: cfg.WebhookTimeout, Client: cfg.WebhookClient, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
@@ -194,9 +196,9 @@ func NewCore(cfg CoreConfig) (*Core, error) {
 // brings other instances' wake-ups.
 type Workers struct {
 	jobs     *river.Client[*sql.Tx]
-	dispatch *Runner
-	deliver  *Runner
-	listen   *Runner
+	dispatch *kit.Runner
+	deliver  *kit.Runner
+	listen   *kit.Runner
 }
 
 // Stop stops every loop: they finish what they have in flight until ctx ends, when what is left
@@ -204,7 +206,7 @@ type Workers struct {
 func (w *Workers) Stop(ctx context.Context) error {
 	errs := make([]error, 4)
 	var wg sync.WaitGroup
-	for i, r := range []*Runner{w.dispatch, w.deliver} {
+	for i, r := range []*kit.Runner{w.dispatch, w.deliver} {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = r.Stop(ctx) }()
 	}
@@ -222,8 +224,8 @@ func (c *Core) StartWorkers(ctx context.Context) (*Workers, error) {
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 100}, MessagesQueue: {MaxWorkers: 4, FetchPollInterval: time.Second},
 			// Blast fan-out batches are large transactions: a few at a time keep the pool for dispatch.
 			// A free worker fetches the next batch at once; the poll only finds a new blast.
-			BlastsQueue:   {MaxWorkers: 4, FetchPollInterval: 200 * time.Millisecond},
-			WebhooksQueue: {MaxWorkers: 4, FetchPollInterval: time.Second},
+			BlastsQueue:    {MaxWorkers: 4, FetchPollInterval: 200 * time.Millisecond},
+			webhooks.Queue: {MaxWorkers: 4, FetchPollInterval: time.Second},
 			// The fan-out queue only drains the fan-out jobs of earlier releases.
 			store.QueueWebhookFanout: {MaxWorkers: 2, FetchPollInterval: 2 * time.Second}},
 		PollInterval: 50 * time.Millisecond, RescueStuckJobsAfter: c.rescueAfter, FinishedJobRetention: c.jobsKept})
@@ -236,15 +238,12 @@ func (c *Core) StartWorkers(ctx context.Context) (*Workers, error) {
 
 // startListening keeps a listener of the other instances' wake-ups (PostgreSQL), reconnecting
 // with backoff when its connection fails.
-func (c *Core) startListening(ctx context.Context) *Runner {
-	ctx, cancel := context.WithCancelCause(ctx)
-	r := &Runner{cancel: cancel}
+func (c *Core) startListening(ctx context.Context) *kit.Runner {
+	r, ctx, _ := kit.NewRunner(ctx, false)
 	if c.Store.Dialect() != store.Postgres {
 		return r
 	}
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.Go(func() {
 		backoff := time.Second
 		for ctx.Err() == nil {
 			err := c.Store.Listen(ctx, func() { backoff = time.Second })
@@ -252,10 +251,10 @@ func (c *Core) startListening(ctx context.Context) *Runner {
 				return
 			}
 			c.log.Warn("listening for wake-ups", "err", err)
-			sleep(ctx, nil, nil, nil, backoff)
+			kit.Sleep(ctx, nil, nil, nil, backoff)
 			backoff = min(2*backoff, 30*time.Second)
 		}
-	}()
+	})
 	return r
 }
 
@@ -265,7 +264,7 @@ func attachmentClient(cfg CoreConfig) *http.Client {
 	if cfg.AttachmentClient != nil {
 		return cfg.AttachmentClient
 	}
-	c := NewWebhookClient(cfg.WebhookAllowPrivate, AttachmentFetchTimeout)
+	c := webhooks.NewClient(cfg.WebhookAllowPrivate, AttachmentFetchTimeout)
 	c.CheckRedirect = nil
 	return c
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/kit"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -53,59 +53,13 @@ func dispatchLoops(d store.Dialect) int {
 	return 1
 }
 
-// Runner is a set of background loops started by a Start method; Stop ends them.
-type Runner struct {
-	cancel context.CancelCauseFunc
-	// drain, when set, lets the loops finish what they have in flight before the context ends.
-	drain func()
-	wg    sync.WaitGroup
-}
-
-// errStopped is the cause of a runner's context once it is stopped.
-var errStopped = errors.New("service: stopped")
-
-// Stop stops the loops: they take no more work and finish what they have in flight, until ctx
-// ends, when what is left is abandoned (to be taken over once its lease ends).
-func (r *Runner) Stop(ctx context.Context) error {
-	if r.drain != nil {
-		r.drain()
-	}
-	done := make(chan struct{})
-	go func() { r.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		r.cancel(errStopped)
-		return nil
-	case <-ctx.Done():
-		r.cancel(errStopped)
-		<-done
-		return ctx.Err()
-	}
-}
-
-// StopAndCancel stops the loops at once, abandoning what they have in flight, as a dying
-// instance would.
-func (r *Runner) StopAndCancel(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	cancel()
-	_ = r.Stop(ctx)
-	return nil
-}
-
 // StartDispatch starts the dispatch loops of this instance; Stop them with the returned Runner.
-func (m *Messages) StartDispatch(ctx context.Context) *Runner {
-	ctx, cancel := context.WithCancelCause(ctx)
-	draining := make(chan struct{})
-	var once sync.Once
-	r := &Runner{cancel: cancel, drain: func() { once.Do(func() { close(draining) }) }}
+func (m *Messages) StartDispatch(ctx context.Context) *kit.Runner {
+	r, ctx, draining := kit.NewRunner(ctx, true)
 	wake := m.cfg.Store.Subscribe(store.WakeOutbound)
 	more := make(chan struct{}, 1)
 	for range dispatchLoops(m.cfg.Store.Dialect()) {
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			m.dispatchLoop(ctx, draining, wake, more)
-		}()
+		r.Go(func() { m.dispatchLoop(ctx, draining, wake, more) })
 	}
 	return r
 }
@@ -114,10 +68,10 @@ func (m *Messages) StartDispatch(ctx context.Context) *Runner {
 // a full batch signals more, so that an idle loop claims the next batch meanwhile.
 func (m *Messages) dispatchLoop(ctx context.Context, draining, wake <-chan struct{}, more chan struct{}) {
 	backoff := dispatchPoll
-	for !stopping(ctx, draining) {
+	for !kit.Stopping(ctx, draining) {
 		works, err := m.cfg.Store.ClaimOutbound(ctx, m.criteria())
 		if err != nil {
-			backoff = claimFailed(ctx, draining, m.cfg.Logger, "claim outbound messages", err, backoff)
+			backoff = kit.ClaimFailed(ctx, draining, m.cfg.Logger, "claim outbound messages", err, backoff)
 			continue
 		}
 		backoff = dispatchPoll
@@ -134,7 +88,7 @@ func (m *Messages) dispatchLoop(ctx context.Context, draining, wake <-chan struc
 				continue
 			}
 		}
-		sleep(ctx, draining, wake, more, m.idleWait())
+		kit.Sleep(ctx, draining, wake, more, m.idleWait())
 	}
 }
 
@@ -144,42 +98,6 @@ func (m *Messages) idleWait() time.Duration {
 		return dispatchPoll / 2
 	}
 	return dispatchPoll
-}
-
-// stopping reports whether draining has closed or ctx has ended.
-func stopping(ctx context.Context, draining <-chan struct{}) bool {
-	select {
-	case <-draining:
-		return true
-	case <-ctx.Done():
-		return true
-	default:
-		return false
-	}
-}
-
-// claimFailed logs a failed claim (unless the loop is stopping) and waits backoff doubled (at most
-// 5 s), which it returns.
-func claimFailed(ctx context.Context, draining <-chan struct{}, log *slog.Logger, what string, err error, backoff time.Duration) time.Duration {
-	if ctx.Err() == nil {
-		log.Warn(what, "err", err)
-	}
-	backoff = min(2*backoff, 5*time.Second)
-	sleep(ctx, draining, nil, nil, backoff)
-	return backoff
-}
-
-// sleep waits d, or until wake or more fires, draining closes or ctx ends.
-func sleep(ctx context.Context, draining, wake <-chan struct{}, more chan struct{}, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-wake:
-	case <-more:
-	case <-draining:
-	case <-ctx.Done():
-	}
 }
 
 // criteria are the rules a claim applies.
@@ -318,7 +236,7 @@ func (m *Messages) sentEvent(w *store.OutboundWork, at time.Time, carrierID stri
 		}
 		v.Attachments = atts
 	}
-	e, err := store.NewEvent(v.ProjectID, v.AccountID, EventMessageSent, m.messageData(&v))
+	e, err := store.NewEvent(v.ProjectID, v.AccountID, webhooks.EventMessageSent, m.messageData(&v))
 	if err != nil {
 		return store.Event{}, err
 	}
@@ -558,7 +476,7 @@ func (m *Messages) fail(ctx context.Context, tx *store.Store, msg *store.Message
 	if v != nil && v.Contact.ID != "" && msg.Type != TypeSMS {
 		v = nil // an MMS's event reads its attachments
 	}
-	return m.messageEvent(ctx, tx, EventMessageFailed, msg, v)
+	return m.messageEvent(ctx, tx, webhooks.EventMessageFailed, msg, v)
 }
 
 // blockReasons are the failure reasons that block the recipient for the account (decisions §5).

@@ -1,50 +1,27 @@
 package service
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/switchboard/switchboard/service/problem"
 
 // Error is a refusal the API reports to its caller: Type is the spec's error slug
-// ("opted_out", "validation_error", ...). The server maps each Type to an HTTP status once.
-type Error struct {
-	Type    string
-	Message string
-	// Detail is optional structured context; for validation errors a map of field path to messages.
-	Detail map[string]any
-}
-
-func (e *Error) Error() string { return e.Type + ": " + e.Message }
-
-// Is lets errors.Is(err, &Error{Type: "x"}) match any Error of that type.
-func (e *Error) Is(target error) bool {
-	var t *Error
-	return errors.As(target, &t) && t.Type == e.Type
-}
+// ("opted_out", "validation_error", ...). It is problem.Error, which the domain's packages
+// (webhooks) share; the server maps each Type to an HTTP status once.
+type Error = problem.Error
 
 // Errorf returns an Error of the given type with a formatted message.
-func Errorf(typ, format string, args ...any) *Error {
-	return &Error{Type: typ, Message: fmt.Sprintf(format, args...)}
-}
+func Errorf(typ, format string, args ...any) *Error { return problem.Errorf(typ, format, args...) }
 
 // Invalid returns a validation_error naming one field.
-func Invalid(field, message string) *Error {
-	return &Error{
-		Type:    TypeValidation,
-		Message: field + " " + message,
-		Detail:  map[string]any{field: []string{message}},
-	}
-}
+func Invalid(field, message string) *Error { return problem.Invalid(field, message) }
 
-// Error types used across the service. The full list, with HTTP statuses, is in the server's
-// error mapping and in openapi.yaml.
+// Error types used across the service (problem's). The full list, with HTTP statuses, is in the
+// server's error mapping and in openapi.yaml.
 const (
-	TypeValidation      = "validation_error"
-	TypeInvalidJSON     = "invalid_json"
-	TypeNotFound        = "not_found"
-	TypeConflict        = "conflict"
-	TypeAccountArchived = "account_archived"
-	TypeNotImplemented  = "not_implemented"
+	TypeValidation      = problem.TypeValidation
+	TypeInvalidJSON     = problem.TypeInvalidJSON
+	TypeNotFound        = problem.TypeNotFound
+	TypeConflict        = problem.TypeConflict
+	TypeAccountArchived = problem.TypeAccountArchived
+	TypeNotImplemented  = problem.TypeNotImplemented
 )
 
 // ErrNotImplemented answers operations that a later release builds.

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -95,6 +96,6 @@ func (m *Messages) settleAttachment(ctx context.Context, messageID, id string, f
 		if err != nil || !settled || left > 0 {
 			return err
 		}
-		return m.messageEvent(ctx, tx, EventMessageReceived, msg, nil)
+		return m.messageEvent(ctx, tx, webhooks.EventMessageReceived, msg, nil)
 	})
 }

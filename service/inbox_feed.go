@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -148,9 +149,9 @@ func (f *feed) close() {
 }
 
 // streamEventTypes are the events that change what the components show.
-var streamEventTypes = []string{EventMessageReceived, EventMessageSent, EventMessageDelivered, EventMessageFailed,
-	EventConversationCreated, EventContactOptedOut, EventContactOptedIn, EventCallEnded, EventVoicemailReceived,
-	EventRecordingCompleted}
+var streamEventTypes = []string{webhooks.EventMessageReceived, webhooks.EventMessageSent, webhooks.EventMessageDelivered, webhooks.EventMessageFailed,
+	webhooks.EventConversationCreated, webhooks.EventContactOptedOut, webhooks.EventContactOptedIn, webhooks.EventCallEnded, webhooks.EventVoicemailReceived,
+	webhooks.EventRecordingCompleted}
 
 // Stream reads what changes for one viewer, as the live stream sends it. Each Next reads again
 // from Window before the previous read's start, leaving out what it sent already, so a change
@@ -262,15 +263,15 @@ func (s *Stream) Next(ctx context.Context) (*Changes, error) {
 			continue
 		}
 		switch e.Type {
-		case EventMessageReceived, EventMessageSent, EventMessageDelivered, EventMessageFailed:
+		case webhooks.EventMessageReceived, webhooks.EventMessageSent, webhooks.EventMessageDelivered, webhooks.EventMessageFailed:
 			msgIDs = append(msgIDs, d.ID)
-		case EventConversationCreated:
+		case webhooks.EventConversationCreated:
 			convs[d.ID] = true
-		case EventContactOptedOut, EventContactOptedIn:
+		case webhooks.EventContactOptedOut, webhooks.EventContactOptedIn:
 			contactIDs = append(contactIDs, d.ID)
-		case EventCallEnded:
+		case webhooks.EventCallEnded:
 			callIDs = append(callIDs, d.ID)
-		case EventVoicemailReceived, EventRecordingCompleted:
+		case webhooks.EventVoicemailReceived, webhooks.EventRecordingCompleted:
 			if d.Call != nil {
 				callIDs = append(callIDs, d.Call.ID)
 			}

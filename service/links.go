@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
-
-// EventLinkFollowed is the event of a visit to a shortened link.
-const EventLinkFollowed = "link.followed"
 
 // linkCodeBytes is the entropy of a link code: 9 random bytes are 12 base64url characters
 // (72 bits), so codes neither collide in practice nor can be enumerated.
@@ -97,23 +95,6 @@ func newLinkCode() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// linkFollowedData is openapi.yaml's LinkFollowedEventData.
-type linkFollowedData struct {
-	ID      string              `json:"id"`
-	URL     string              `json:"url"`
-	Message linkFollowedMessage `json:"message"`
-	// MessageID is deprecated: the same as Message.ID.
-	MessageID string `json:"message_id"`
-}
-
-// linkFollowedMessage is openapi.yaml's LinkFollowedMessage.
-type linkFollowedMessage struct {
-	ID             string         `json:"id"`
-	BlastID        *string        `json:"blast_id"`
-	ConversationID string         `json:"conversation_id"`
-	Metadata       store.Metadata `json:"metadata"`
-}
-
 // LinkTarget is where a short link leads, without recording a visit (for HEAD, which must not
 // change anything). An unknown code, or one of a message never stored, is not found.
 func LinkTarget(ctx context.Context, st *store.Store, code string) (string, error) {
@@ -141,13 +122,9 @@ func FollowLink(ctx context.Context, st *store.Store, code string, at time.Time)
 		if err != nil {
 			return err
 		}
-		md := m.Metadata
-		if md == nil {
-			md = store.Metadata{}
-		}
-		data := linkFollowedData{ID: l.ID, URL: l.URL, MessageID: m.ID,
-			Message: linkFollowedMessage{ID: m.ID, BlastID: m.BlastID, ConversationID: m.ConversationID, Metadata: md}}
-		if _, err := tx.InsertEvent(ctx, l.ProjectID, l.AccountID, EventLinkFollowed, data); err != nil {
+		data := webhooks.LinkFollowedData{ID: l.ID, URL: l.URL, MessageID: m.ID, Message: webhooks.LinkFollowedMessage{ID: m.ID,
+			BlastID: m.BlastID, ConversationID: m.ConversationID, Metadata: webhooks.OrEmpty(m.Metadata)}}
+		if err := publish(ctx, tx, l.ProjectID, l.AccountID, webhooks.EventLinkFollowed, data); err != nil {
 			return err
 		}
 		url = l.URL

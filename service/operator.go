@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/carriers/sim"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -21,7 +22,7 @@ import (
 // transaction where the change is the operator's own.
 type Operator struct {
 	store    *store.Store
-	webhooks *Webhooks
+	webhooks *webhooks.Service
 	reports  *Reports
 	now      func() time.Time
 	audit    auditLog
@@ -29,7 +30,7 @@ type Operator struct {
 
 // NewOperator returns the operator operations over a store, the webhook service and the
 // carriers' reports (through which simulated reviews are decided).
-func NewOperator(st *store.Store, wh *Webhooks, reports *Reports, now func() time.Time) (*Operator, error) {
+func NewOperator(st *store.Store, wh *webhooks.Service, reports *Reports, now func() time.Time) (*Operator, error) {
 	if st == nil || wh == nil || reports == nil {
 		return nil, errors.New("service: NewOperator needs a store, the webhook service and the reports")
 	}
@@ -209,7 +210,7 @@ func (o *Operator) endpoint(ctx context.Context, projectID, id string) (*store.W
 }
 
 // SetWebhook adds the project's endpoint for url, or updates the events of the one it has (see
-// Webhooks.SetEndpoint). The result holds the signing secret.
+// webhooks.Service.SetEndpoint). The result holds the signing secret.
 func (o *Operator) SetWebhook(ctx context.Context, a Actor, projectID, url string, events []string) (*store.WebhookEndpoint, error) {
 	e, err := o.webhooks.SetEndpoint(ctx, projectID, url, events)
 	if err != nil {
@@ -224,7 +225,7 @@ func (o *Operator) Webhooks(ctx context.Context, projectID string) ([]store.Webh
 }
 
 // RotateWebhookSecret gives an endpoint a new secret; the previous one signs beside it for
-// WebhookSecretGrace.
+// webhooks.SecretGrace.
 func (o *Operator) RotateWebhookSecret(ctx context.Context, a Actor, projectID, id string) (*store.WebhookEndpoint, error) {
 	if _, err := o.endpoint(ctx, projectID, id); err != nil {
 		return nil, err
@@ -303,7 +304,7 @@ func (o *Operator) WebhookSecret(ctx context.Context, a Actor, projectID, id str
 }
 
 // ReplayWebhook delivers a delivery's (whd_…) or an event's (evt_…) payload again (see
-// Webhooks.Replay); projectID, when not empty, is the project it must belong to.
+// webhooks.Service.Replay); projectID, when not empty, is the project it must belong to.
 func (o *Operator) ReplayWebhook(ctx context.Context, a Actor, projectID, id string) ([]store.WebhookDelivery, error) {
 	owner := ""
 	switch {
@@ -353,21 +354,17 @@ func (o *Operator) SendTestWebhook(ctx context.Context, a Actor, projectID, endp
 		return nil, err
 	}
 	if typ == "" {
-		typ = EventMessageReceived
+		typ = webhooks.EventMessageReceived
 		if types := e.EventTypes(); len(types) > 0 {
 			typ = types[0]
 		}
 	}
-	data, err := sampleEventData(typ, o.now().UTC().Truncate(time.Second))
+	ev, err := webhooks.SampleEvent(e.ProjectID, typ, o.now().UTC().Truncate(time.Second))
 	if err != nil {
 		return nil, err
 	}
 	if !e.Enabled {
 		return nil, Errorf(TypeConflict, "endpoint %s is disabled: enable it before sending a test event", e.ID)
-	}
-	ev, err := store.NewEvent(e.ProjectID, zeroID(store.PrefixAccount), typ, data)
-	if err != nil {
-		return nil, err
 	}
 	var d *store.WebhookDelivery
 	err = o.store.Tx(ctx, func(tx *store.Store) error {

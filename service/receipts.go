@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -64,15 +65,15 @@ func (m *Messages) applyReceipts(ctx context.Context, items []receiptItem) ([]st
 			if f.WasSending {
 				v := f.MessageView
 				v.Message = sentStep(f.Message)
-				e, err := m.viewEvent(EventMessageSent, &v)
+				e, err := m.viewEvent(webhooks.EventMessageSent, &v)
 				if err != nil {
 					return nil, err
 				}
 				sent = append(sent, e)
 			}
-			typ := EventMessageDelivered
+			typ := webhooks.EventMessageDelivered
 			if f.Status == store.StatusFailed {
-				typ = EventMessageFailed
+				typ = webhooks.EventMessageFailed
 			}
 			e, err := m.viewEvent(typ, &f.MessageView)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -162,7 +163,7 @@ func (m *Messages) receive(ctx context.Context, carrier string, in *carriers.Inb
 			}
 		} else {
 			v := &store.MessageView{Message: *msg, Contact: *pair.Contact, PhoneNumber: *num, Attachments: atts}
-			if err := m.messageEvent(ctx, tx, EventMessageReceived, msg, v); err != nil {
+			if err := m.messageEvent(ctx, tx, webhooks.EventMessageReceived, msg, v); err != nil {
 				return err
 			}
 		}
@@ -194,12 +195,12 @@ func (m *Messages) keyword(ctx context.Context, tx *store.Store, acct *store.Acc
 	case keywordOptOut:
 		reply = replyOptOut
 		if !c.OptedOut {
-			event = EventContactOptedOut
+			event = webhooks.EventContactOptedOut
 		}
 	case keywordOptIn:
 		reply = replyOptIn
 		if c.OptedOut {
-			event = EventContactOptedIn
+			event = webhooks.EventContactOptedIn
 		}
 	case keywordHelp:
 		reply = replyHelp

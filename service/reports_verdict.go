@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -42,7 +43,7 @@ func (r *Reports) verdict(ctx context.Context, carrier string, v *carriers.Verdi
 			if !v.Approved {
 				return tx.DetachPendingNumbers(ctx, c.ID)
 			}
-			if _, err := tx.InsertEvent(ctx, c.ProjectID, c.AccountID, EventCampaignApproved, campaignApproved(c)); err != nil {
+			if err := publish(ctx, tx, c.ProjectID, c.AccountID, webhooks.EventCampaignApproved, webhooks.CampaignApproved(c)); err != nil {
 				return err
 			}
 			attached, err := tx.AttachPendingNumbers(ctx, c.ID)

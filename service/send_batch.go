@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -179,7 +180,7 @@ func newPair(p SendParams, contact store.Contact, sender *store.PhoneNumber, msg
 	}
 	cv := store.Conversation{ID: store.NewID(store.PrefixConversation), ProjectID: p.ProjectID, AccountID: p.AccountID,
 		PhoneNumberID: sender.ID, ContactID: c.ID, CreatedAt: now}
-	ev, err := store.NewEvent(p.ProjectID, p.AccountID, EventConversationCreated, conversationCreatedData(&cv, &c, sender))
+	ev, err := store.NewEvent(p.ProjectID, p.AccountID, webhooks.EventConversationCreated, webhooks.ConversationCreated(&cv, &c, sender))
 	if err != nil {
 		return nil, err
 	}

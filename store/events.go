@@ -38,21 +38,7 @@ type Event struct {
 	subject string `gorm:"-"`
 }
 
-// InsertEvent records an event; data is marshalled to JSON. Call it inside the transaction of the
-// change the event describes: see InsertEvents.
-func (s *Store) InsertEvent(ctx context.Context, projectID, accountID, typ string, data any) (*Event, error) {
-	e, err := NewEvent(projectID, accountID, typ, data)
-	if err != nil {
-		return nil, err
-	}
-	evs := []Event{e}
-	if err := s.InsertEvents(ctx, evs); err != nil {
-		return nil, err
-	}
-	return &evs[0], nil
-}
-
-// NewEvent returns an event to insert with InsertEvents; data is marshalled to JSON.
+// NewEvent returns an event to publish (webhooks.Publish, InsertEvents); data is marshalled to JSON.
 func NewEvent(projectID, accountID, typ string, data any) (Event, error) {
 	b, err := json.Marshal(data)
 	if err != nil {

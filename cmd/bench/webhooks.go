@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -108,7 +109,7 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 		}
 		if b.keep("single") {
 			err := steadyPhase(ctx, b, db, core, "single", "one event per transaction", webhookProducers, nil, func(ctx context.Context, e store.Event) error {
-				return st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, []store.Event{e}) })
+				return st.Tx(ctx, func(tx *store.Store) error { return webhooks.Publish(ctx, tx, e) })
 			})
 			if err != nil {
 				return err
@@ -137,7 +138,7 @@ func runWebhooks(ctx context.Context, b *Bench) error {
 // at most webhookGroupMax events per transaction, one transaction at a time.
 func groupRecorder(st *store.Store) func(ctx context.Context, e store.Event) error {
 	group := store.NewBatcher(webhookGroupMax, webhookGroupParallel, func(ctx context.Context, evs []store.Event) ([]struct{}, error) {
-		err := st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
+		err := st.Tx(ctx, func(tx *store.Store) error { return webhooks.Publish(ctx, tx, evs...) })
 		return make([]struct{}, len(evs)), err
 	})
 	return func(ctx context.Context, e store.Event) error {
@@ -201,7 +202,7 @@ func steadyPhase(ctx context.Context, b *Bench, db *Database, core *service.Core
 					return
 				}
 				next = next.Add(interval)
-				e, err := store.NewEvent(p.ID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)})
+				e, err := store.NewEvent(p.ID, account, webhooks.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)})
 				if err == nil {
 					err = record(ctx, e)
 				}
@@ -288,7 +289,7 @@ func startBacklog(ctx context.Context, st *store.Store, core *service.Core) (*ba
 	for n := 0; err == nil && n < webhookBacklog; n += backlogPerTx {
 		var evs []store.Event
 		if evs, err = optInEvents(p.ID, min(backlogPerTx, webhookBacklog-n)); err == nil {
-			err = st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
+			err = st.Tx(ctx, func(tx *store.Store) error { return webhooks.Publish(ctx, tx, evs...) })
 		}
 	}
 	if err != nil {
@@ -385,7 +386,7 @@ func recordStalledBurst(ctx context.Context, st *store.Store, core *service.Core
 	if err != nil {
 		return err
 	}
-	return st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })
+	return st.Tx(ctx, func(tx *store.Store) error { return webhooks.Publish(ctx, tx, evs...) })
 }
 
 // optInEvents makes n contact.opted_in events of a project, to record.
@@ -394,7 +395,7 @@ func optInEvents(projectID string, n int) ([]store.Event, error) {
 	evs := make([]store.Event, n)
 	for i := range evs {
 		var err error
-		if evs[i], err = store.NewEvent(projectID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)}); err != nil {
+		if evs[i], err = store.NewEvent(projectID, account, webhooks.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)}); err != nil {
 			return nil, err
 		}
 	}

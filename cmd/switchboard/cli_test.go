@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -153,10 +154,13 @@ var _ = Describe("the command line", func() {
 			var events []string
 			for range 3 {
 				Expect(st.Tx(ctx, func(tx *store.Store) error {
-					e, err := tx.InsertEvent(ctx, p, a.ID, "message.sent", map[string]any{"id": "msg_x"})
-					if err == nil {
-						events = append(events, e.ID)
+					e, err := store.NewEvent(p, a.ID, "message.sent", map[string]any{"id": "msg_x"})
+					if err != nil {
+						return err
 					}
+					evs := []store.Event{e}
+					err = webhooks.Publish(ctx, tx, evs...)
+					events = append(events, evs[0].ID)
 					return err
 				})).To(Succeed())
 			}

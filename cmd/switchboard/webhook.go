@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -104,7 +105,7 @@ func (a *app) webhookList() *cobra.Command {
 						if e.FailingSince != nil {
 							failing = e.FailingSince.Format(time.RFC3339)
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", e.ID, service.RedactURL(e.URL), eventsText(&es[i]), e.Enabled, failing)
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%s\n", e.ID, webhooks.RedactURL(e.URL), eventsText(&es[i]), e.Enabled, failing)
 					}
 					_ = tw.Flush()
 				})
@@ -259,7 +260,7 @@ func endpointJSON(e *store.WebhookEndpoint) map[string]any {
 	if events == nil {
 		events = []string{}
 	}
-	return map[string]any{"id": e.ID, "project_id": e.ProjectID, "url": service.RedactURL(e.URL), "events": events, "enabled": e.Enabled,
+	return map[string]any{"id": e.ID, "project_id": e.ProjectID, "url": webhooks.RedactURL(e.URL), "events": events, "enabled": e.Enabled,
 		"disabled_reason": e.DisabledReason, "failing_since": e.FailingSince, "previous_secret_valid_until": e.PreviousSecretUntil,
 		"created_at": e.CreatedAt}
 }

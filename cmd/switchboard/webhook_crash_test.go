@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -25,7 +25,7 @@ var _ = Describe("A crash while delivering webhooks", Ordered, func() {
 		total = 3000
 		// inFlight is the most attempts an instance sends to one endpoint at once: at most that
 		// many requests are in flight when the process dies, and only those may be repeated.
-		inFlight = service.DefaultWebhookEndpointConcurrency
+		inFlight = webhooks.DefaultEndpointConcurrency
 	)
 	var proc *serveProcess
 
@@ -60,7 +60,7 @@ var _ = Describe("A crash while delivering webhooks", Ordered, func() {
 
 		prj, err := proc.st.CreateProject(ctx, "webhook crash")
 		Expect(err).NotTo(HaveOccurred())
-		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: proc.st, AllowPrivate: true})
+		wh, err := webhooks.New(webhooks.Config{Store: proc.st, AllowPrivate: true})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = wh.SetEndpoint(ctx, prj.ID, rcv.URL, nil)
 		Expect(err).NotTo(HaveOccurred())
@@ -68,10 +68,10 @@ var _ = Describe("A crash while delivering webhooks", Ordered, func() {
 		account := store.NewID(store.PrefixAccount)
 		evs := make([]store.Event, total)
 		for i := range evs {
-			evs[i], err = store.NewEvent(prj.ID, account, service.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)})
+			evs[i], err = store.NewEvent(prj.ID, account, webhooks.EventContactOptedIn, map[string]string{"id": store.NewID(store.PrefixContact)})
 			Expect(err).NotTo(HaveOccurred())
 		}
-		Expect(proc.st.Tx(ctx, func(tx *store.Store) error { return tx.InsertEvents(ctx, evs) })).To(Succeed())
+		Expect(proc.st.Tx(ctx, func(tx *store.Store) error { return webhooks.Publish(ctx, tx, evs...) })).To(Succeed())
 		Expect(proc.count(`SELECT COUNT(*) FROM webhook_deliveries WHERE project_id = ?`, prj.ID)).To(BeEquivalentTo(total))
 
 		began := time.Now()

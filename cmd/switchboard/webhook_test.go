@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -38,10 +39,13 @@ var _ = Describe("switchboard webhook", func() {
 	event := func(typ string) string {
 		var id string
 		Expect(st.Tx(context.Background(), func(tx *store.Store) error {
-			e, err := tx.InsertEvent(context.Background(), project, account, typ, map[string]any{"id": "msg_x"})
-			if err == nil {
-				id = e.ID
+			e, err := store.NewEvent(project, account, typ, map[string]any{"id": "msg_x"})
+			if err != nil {
+				return err
 			}
+			evs := []store.Event{e}
+			err = webhooks.Publish(context.Background(), tx, evs...)
+			id = evs[0].ID
 			return err
 		})).To(Succeed())
 		return id

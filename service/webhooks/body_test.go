@@ -1,4 +1,4 @@
-package service_test
+package webhooks_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -26,7 +26,7 @@ var _ = Describe("a webhook's body", func() {
 	DescribeTable("is json.Marshal's envelope of the event, byte for byte",
 		func(e store.Event) {
 			want, wantErr := marshalled(&e)
-			got, err := service.WebhookBody(&e)
+			got, err := webhooks.Body(&e)
 			if wantErr != nil {
 				Expect(err).To(HaveOccurred())
 				return

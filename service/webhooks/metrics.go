@@ -1,4 +1,4 @@
-package service
+package webhooks
 
 import (
 	"time"
@@ -17,7 +17,7 @@ const (
 	attemptBreakerOpen   = "breaker_open"       // not sent: the endpoint's breaker is open
 )
 
-// webhookMetrics is what the delivery workers count, for /metrics (see Webhooks.Collectors).
+// webhookMetrics is what the delivery workers count, for /metrics (see Service.Collectors).
 type webhookMetrics struct {
 	attempts *prometheus.CounterVec
 	duration prometheus.Histogram
@@ -60,7 +60,7 @@ func newWebhookMetrics() *webhookMetrics {
 }
 
 // Collectors are the delivery workers' metrics, for the server's /metrics registry.
-func (w *Webhooks) Collectors() []prometheus.Collector {
+func (w *Service) Collectors() []prometheus.Collector {
 	m := w.metrics
 	return []prometheus.Collector{m.attempts, m.duration, m.lag, m.failed, m.disabled, m.deferred}
 }

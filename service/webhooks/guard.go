@@ -1,4 +1,4 @@
-package service
+package webhooks
 
 import (
 	"context"
@@ -9,19 +9,19 @@ import (
 // Per-endpoint isolation defaults: one tenant's slow or dead endpoint must not hold the delivery
 // workers that every other tenant's webhooks need.
 const (
-	// DefaultWebhookEndpointConcurrency is how many attempts one instance sends at once to an
+	// DefaultEndpointConcurrency is how many attempts one instance sends at once to an
 	// endpoint that answers quickly.
-	DefaultWebhookEndpointConcurrency = 100
-	// DefaultWebhookSlowEndpointConcurrency is how many attempts one instance sends at once to a
+	DefaultEndpointConcurrency = 100
+	// DefaultSlowEndpointConcurrency is how many attempts one instance sends at once to a
 	// slow endpoint: one whose answers take a second or more on average, or which has kept this
 	// many attempts waiting half a second.
-	DefaultWebhookSlowEndpointConcurrency = 25
-	// DefaultWebhookBreakerThreshold is how many attempts in a row an endpoint may leave
+	DefaultSlowEndpointConcurrency = 25
+	// DefaultBreakerThreshold is how many attempts in a row an endpoint may leave
 	// unanswered (each waits the whole timeout) before its breaker opens.
-	DefaultWebhookBreakerThreshold = 5
-	// DefaultWebhookBreakerCooldown is how long an open breaker fails attempts at once before it
+	DefaultBreakerThreshold = 5
+	// DefaultBreakerCooldown is how long an open breaker fails attempts at once before it
 	// lets one through as a probe.
-	DefaultWebhookBreakerCooldown = 30 * time.Second
+	DefaultBreakerCooldown = 30 * time.Second
 )
 
 // webhookSlowAttempt is how long an endpoint's attempts may take on average before it counts as

@@ -1,4 +1,4 @@
-package service_test
+package webhooks_test
 
 import (
 	"context"
@@ -17,7 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/switchboard/switchboard/service"
+	"github.com/switchboard/switchboard/kit"
+	"github.com/switchboard/switchboard/service/webhooks"
 	"github.com/switchboard/switchboard/store"
 )
 
@@ -87,7 +88,7 @@ var _ = Describe("Webhook delivery", func() {
 	})
 
 	// startWorkers runs wh's deliverer until the spec ends (or the caller stops it first).
-	startWorkers := func(wh *service.Webhooks) *service.Runner {
+	startWorkers := func(wh *webhooks.Service) *kit.Runner {
 		r := wh.StartDeliveries(context.WithoutCancel(ctx))
 		DeferCleanup(func() { _ = r.StopAndCancel(context.Background()) })
 		return r
@@ -97,10 +98,13 @@ var _ = Describe("Webhook delivery", func() {
 	emitFor := func(projectID string) string {
 		var id string
 		Expect(st.Tx(ctx, func(tx *store.Store) error {
-			e, err := tx.InsertEvent(ctx, projectID, store.NewID("acct"), "contact.opted_in", map[string]any{"id": store.NewID("ctc")})
-			if e != nil {
-				id = e.ID
+			e, err := store.NewEvent(projectID, store.NewID("acct"), "contact.opted_in", map[string]any{"id": store.NewID("ctc")})
+			if err != nil {
+				return err
 			}
+			evs := []store.Event{e}
+			err = webhooks.Publish(ctx, tx, evs...)
+			id = evs[0].ID
 			return err
 		})).To(Succeed())
 		return id
@@ -118,13 +122,13 @@ var _ = Describe("Webhook delivery", func() {
 	}
 
 	It("retries on the schedule 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h", func() {
-		Expect(service.DefaultWebhookRetrySchedule()).To(Equal([]time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute,
+		Expect(webhooks.DefaultRetrySchedule()).To(Equal([]time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute,
 			2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}))
 		at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-		next, ok := service.NextWebhookAttempt(service.DefaultWebhookRetrySchedule(), 4, at)
+		next, ok := webhooks.NextAttempt(webhooks.DefaultRetrySchedule(), 4, at)
 		Expect(ok).To(BeTrue())
 		Expect(next).To(Equal(at.Add(2 * time.Hour)))
-		_, ok = service.NextWebhookAttempt(service.DefaultWebhookRetrySchedule(), 8, at)
+		_, ok = webhooks.NextAttempt(webhooks.DefaultRetrySchedule(), 8, at)
 		Expect(ok).To(BeFalse(), "the 8th attempt is the last")
 	})
 
@@ -144,14 +148,14 @@ var _ = Describe("Webhook delivery", func() {
 			<-gate
 			return http.StatusServiceUnavailable
 		})
-		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true, Timeout: 5 * time.Second, Now: clk.Now})
+		wh, err := webhooks.New(webhooks.Config{Store: st, AllowPrivate: true, Timeout: 5 * time.Second, Now: clk.Now})
 		Expect(err).NotTo(HaveOccurred())
 		startWorkers(wh)
 		e, err := wh.SetEndpoint(ctx, project, r.srv.URL, nil)
 		Expect(err).NotTo(HaveOccurred())
 
 		evt := emit()
-		schedule := service.DefaultWebhookRetrySchedule()
+		schedule := webhooks.DefaultRetrySchedule()
 		for k := 1; k <= 8; k++ {
 			gate <- struct{}{}
 			Eventually(delivery(evt)).WithTimeout(10*time.Second).Should(HaveField("Attempts", k), "attempt %d", k)
@@ -221,14 +225,14 @@ var _ = Describe("Webhook delivery", func() {
 	It("signs with the new secret only once the rotation's 24 hours have passed", func() {
 		clk := &fakeClock{t: time.Now().UTC()}
 		r := newHookReceiver(func() int { return http.StatusOK })
-		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true, Now: clk.Now})
+		wh, err := webhooks.New(webhooks.Config{Store: st, AllowPrivate: true, Now: clk.Now})
 		Expect(err).NotTo(HaveOccurred())
 		startWorkers(wh)
 		e, err := wh.SetEndpoint(ctx, project, r.srv.URL, nil)
 		Expect(err).NotTo(HaveOccurred())
 		rotated, err := wh.RotateSecret(ctx, e.ID)
 		Expect(err).NotTo(HaveOccurred())
-		clk.Advance(service.WebhookSecretGrace + time.Second)
+		clk.Advance(webhooks.SecretGrace + time.Second)
 		emit()
 		Eventually(r.hooks).WithTimeout(10 * time.Second).Should(HaveLen(1))
 		h := r.hooks()[0]
@@ -244,7 +248,7 @@ var _ = Describe("Webhook delivery", func() {
 		// globally reachable (and a few neighbours that are), then public addresses.
 		DescribeTable("tells public addresses from the others",
 			func(addr string, public bool) {
-				Expect(service.PublicAddr(netip.MustParseAddr(addr))).To(Equal(public))
+				Expect(webhooks.PublicAddr(netip.MustParseAddr(addr))).To(Equal(public))
 			},
 			Entry("0.0.0.0/8 this network", "0.1.2.3", false),
 			Entry("0.0.0.0/32 this host", "0.0.0.0", false),
@@ -315,8 +319,8 @@ var _ = Describe("Webhook delivery", func() {
 
 		DescribeTable("refuses to connect to a literal address of a refused range, before connecting",
 			func(rawURL string) {
-				_, err := service.NewWebhookClient(false, 5*time.Second).Get(rawURL)
-				var refused *service.RefusedTargetError
+				_, err := webhooks.NewClient(false, 5*time.Second).Get(rawURL)
+				var refused *webhooks.RefusedTargetError
 				Expect(errors.As(err, &refused)).To(BeTrue(), "%v", err)
 			},
 			Entry("6to4", "http://[2002:7f00:1::1]:8080/hook"),
@@ -329,7 +333,7 @@ var _ = Describe("Webhook delivery", func() {
 
 		It("refuses loopback targets when private targets are not allowed, on the resolved address at connect time", func() {
 			r := newHookReceiver(func() int { return http.StatusOK })
-			wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: false})
+			wh, err := webhooks.New(webhooks.Config{Store: st, AllowPrivate: false})
 			Expect(err).NotTo(HaveOccurred())
 			startWorkers(wh)
 			_, err = wh.SetEndpoint(ctx, project, r.srv.URL, nil) // http://127.0.0.1:port
@@ -369,7 +373,7 @@ var _ = Describe("Webhook delivery", func() {
 		DeferCleanup(stalled.Close)
 		DeferCleanup(func() { close(stop) }) // runs first: the stalled requests end
 		healthy := newHookReceiver(func() int { return http.StatusNoContent })
-		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true, Timeout: 10 * time.Second,
+		wh, err := webhooks.New(webhooks.Config{Store: st, AllowPrivate: true, Timeout: 10 * time.Second,
 			EndpointConcurrency: 4, SlowEndpointConcurrency: 2, BreakerThreshold: 1000})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = wh.SetEndpoint(ctx, project, stalled.URL, nil)
@@ -422,7 +426,7 @@ var _ = Describe("Webhook delivery", func() {
 		for i := range schedule {
 			schedule[i] = 10 * time.Second
 		}
-		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true, Timeout: time.Second,
+		wh, err := webhooks.New(webhooks.Config{Store: st, AllowPrivate: true, Timeout: time.Second,
 			EndpointConcurrency: 1, BreakerThreshold: 2, BreakerCooldown: time.Second, Now: clk.Now, RetrySchedule: schedule})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = wh.SetEndpoint(ctx, project, r.srv.URL, nil)
@@ -480,7 +484,7 @@ var _ = Describe("Webhook delivery", func() {
 			time.Sleep(150 * time.Millisecond)
 			return http.StatusOK
 		})
-		wh, err := service.NewWebhooks(service.WebhooksConfig{Store: st, AllowPrivate: true})
+		wh, err := webhooks.New(webhooks.Config{Store: st, AllowPrivate: true})
 		Expect(err).NotTo(HaveOccurred())
 		_, err = wh.SetEndpoint(ctx, project, r.srv.URL, nil)
 		Expect(err).NotTo(HaveOccurred())
@@ -519,7 +523,7 @@ var _ = Describe("Webhook delivery", func() {
 
 // metricOf gathers wh's metrics and returns the one named name whose labels include the given
 // name/value pairs: a counter's value, or a histogram's count of observations; 0 when absent.
-func metricOf(wh *service.Webhooks, name string, labels ...string) float64 {
+func metricOf(wh *webhooks.Service, name string, labels ...string) float64 {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(wh.Collectors()...)
 	families, err := reg.Gather()

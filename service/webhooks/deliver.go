@@ -1,0 +1,353 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.opentelemetry.io/otel"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/switchboard/switchboard/kit"
+	"github.com/switchboard/switchboard/store"
+)
+
+// Webhook deliverer tuning.
+const (
+	// webhookClaimBatch is the most deliveries of one claim.
+	webhookClaimBatch = 200
+	// webhookInFlight is the most attempts one instance has in flight: the bound on the
+	// goroutines that wait on endpoints (each endpoint has its own, smaller bound: endpointGuard).
+	webhookInFlight = 600
+	// webhookPoll is how often an idle deliverer looks for due deliveries (wake-ups make it look
+	// at once when this or another instance makes one).
+	webhookPoll = 100 * time.Millisecond
+	// webhookLeaseMargin is how much longer than the attempt's timeout a claim holds a delivery.
+	webhookLeaseMargin = 5 * time.Second
+)
+
+// StartDeliveries starts this instance's deliverer: it claims due deliveries in batches and
+// attempts each, many at a time, within each endpoint's bound; Stop it with the returned kit.Runner.
+func (w *Service) StartDeliveries(ctx context.Context) *kit.Runner {
+	r, ctx, draining := kit.NewRunner(ctx, true)
+	var attempts sync.WaitGroup
+	r.Go(func() {
+		w.deliverLoop(ctx, draining, &attempts)
+		attempts.Wait()
+	})
+	return r
+}
+
+// deliverLoop claims due deliveries while it has room for their attempts, and starts an attempt
+// for each (counted in wg), until draining closes or ctx ends.
+func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg *sync.WaitGroup) {
+	wake := w.cfg.Store.Subscribe(store.WakeWebhooks)
+	slots := make(chan struct{}, webhookInFlight)
+	freed := make(chan struct{}, 1)
+	backoff := webhookPoll
+	for !kit.Stopping(ctx, draining) {
+		room := cap(slots) - len(slots)
+		if room == 0 {
+			kit.Sleep(ctx, draining, nil, freed, time.Second)
+			continue
+		}
+		works, err := w.cfg.Store.ClaimDeliveries(ctx, w.now(), min(room, webhookClaimBatch), w.cfg.Timeout+webhookLeaseMargin)
+		if err != nil {
+			backoff = kit.ClaimFailed(ctx, draining, w.cfg.Logger, "claim webhook deliveries", err, backoff)
+			continue
+		}
+		backoff = webhookPoll
+		for i := range works {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func(work *store.DeliveryWork) {
+				defer func() {
+					<-slots
+					select {
+					case freed <- struct{}{}:
+					default:
+					}
+					wg.Done()
+				}()
+				w.deliver(ctx, work)
+			}(&works[i])
+		}
+		if len(works) == min(room, webhookClaimBatch) {
+			continue
+		}
+		kit.Sleep(ctx, draining, wake, nil, webhookPoll)
+	}
+}
+
+// deliver makes one attempt of a claimed delivery and records it.
+func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork) {
+	attempt := work.Delivery.Attempts + 1
+	if !work.Endpoint.Enabled {
+		msg := "endpoint disabled"
+		err := w.cfg.Store.RecordDeliveries(context.WithoutCancel(ctx), []store.DeliveryOutcome{{ID: work.Delivery.ID,
+			Attempts: work.Delivery.Attempts, Error: &msg, State: store.DeliveryFailed}}, w.now())
+		if err == nil {
+			w.metrics.failed.Inc()
+		}
+		return
+	}
+	p, verdict, until := w.guard.enter(ctx, work.Endpoint.ID)
+	switch verdict {
+	case breakerOn:
+		// The endpoint left its last attempts unanswered: fail this one without waiting on it.
+		w.metrics.attempts.WithLabelValues(attemptBreakerOpen).Inc()
+		next := "a probe to it is under way"
+		if now := w.cfg.Now(); until.After(now) {
+			next = "this instance sends to it again after " + until.UTC().Format(time.RFC3339)
+		}
+		failure := fmt.Sprintf("not sent: the endpoint left %d attempts in a row unanswered within %s; %s",
+			w.cfg.BreakerThreshold, w.cfg.Timeout, next)
+		w.record(ctx, attemptRecord{work: work, attempt: attempt, failure: failure})
+		return
+	case sendLater:
+		// The endpoint is slow and has as many attempts in flight as it may (or this instance is
+		// stopping while the attempt waited for a slot): the delivery goes back to the queue,
+		// not counted as an attempt.
+		due := w.now()
+		if ctx.Err() == nil {
+			w.metrics.deferred.Inc()
+			due = due.Add(webhookDeferral + time.Duration(mrand.Int64N(int64(webhookDeferral))))
+		}
+		if err := w.cfg.Store.DeferDeliveries(context.WithoutCancel(ctx), []string{work.Delivery.ID}, due); err != nil {
+			w.cfg.Logger.Warn("defer a webhook delivery", "delivery", work.Delivery.ID, "err", err)
+		}
+		return
+	}
+	began := time.Now()
+	status, failure, outcome := w.attempt(ctx, work)
+	if ctx.Err() != nil {
+		// This instance is stopping; the attempt is not the endpoint's failure. The delivery is
+		// due again at once, here or on another instance, with the same attempt number.
+		p.leave(abandoned)
+		if err := w.cfg.Store.DeferDeliveries(context.WithoutCancel(ctx), []string{work.Delivery.ID}, w.now()); err != nil {
+			w.cfg.Logger.Warn("release a webhook delivery", "delivery", work.Delivery.ID, "err", err)
+		}
+		return
+	}
+	seen := answered
+	if outcome == attemptTimeout {
+		seen = unanswered
+	}
+	p.leave(seen)
+	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt)
+	w.record(ctx, attemptRecord{work: work, attempt: attempt, status: status, failure: failure})
+}
+
+// record records an attempt through the group commit; an error leaves the delivery to be attempted
+// again once its claim's lease ends.
+func (w *Service) record(ctx context.Context, r attemptRecord) {
+	if _, err := w.records.Do(context.WithoutCancel(ctx), r); err != nil {
+		w.cfg.Logger.Warn("record a webhook attempt; it is attempted again", "delivery", r.work.Delivery.ID, "err", err)
+	}
+}
+
+// webhookDeferral is the least time an attempt waits in the queue when its slow endpoint has no
+// slot free; it waits up to twice that, spread so deferred attempts do not return all at once.
+const webhookDeferral = 10 * time.Second
+
+// attempt POSTs the event once; it returns the HTTP status (0 without an answer), the outcome
+// (attemptSucceeded, …) and, when the attempt failed, why.
+func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status int, failure, outcome string) {
+	// A span per attempt, in the trace of the work that made the event (the request that sent
+	// a message, for message.*), whose traceparent the endpoint also gets.
+	ctx, span := tracer().Start(kit.WithTraceparent(ctx, work.Event.Traceparent), "webhook.attempt",
+		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attribute.String("switchboard.event_id", work.Event.ID),
+			attribute.String("switchboard.event_type", work.Event.Type), attribute.String("switchboard.endpoint_id", work.Endpoint.ID),
+			attribute.String("switchboard.delivery_id", work.Delivery.ID)))
+	defer func() {
+		span.SetAttributes(attribute.Int("http.response.status_code", status), attribute.String("switchboard.outcome", outcome))
+		if failure != "" {
+			span.SetStatus(codes.Error, failure)
+		}
+		span.End()
+	}()
+	body, err := Body(&work.Event)
+	if err != nil {
+		return 0, err.Error(), attemptError
+	}
+	now := w.cfg.Now()
+	secrets := []string{work.Endpoint.Secret}
+	if p, until := work.Endpoint.PreviousSecret, work.Endpoint.PreviousSecretUntil; p != nil && until != nil && now.Before(*until) {
+		secrets = append(secrets, *p)
+	}
+	sig, svc, err := Sign(secrets, work.Event.ID, now, body)
+	if err != nil {
+		return 0, err.Error(), attemptError
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, work.Endpoint.URL, strings.NewReader(string(body)))
+	if err != nil {
+		return 0, err.Error(), attemptError
+	}
+	h := req.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", UserAgent)
+	h.Set("webhook-id", work.Event.ID)
+	h.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+	h.Set("webhook-signature", sig)
+	h.Set("svc-signature", svc)
+	kit.InjectTraceparent(ctx, h)
+	resp, err := w.client.Do(req)
+	if err != nil {
+		outcome, failure := describeSendError(err, w.cfg.Timeout)
+		return 0, failure, outcome
+	}
+	defer resp.Body.Close()
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return resp.StatusCode, "", attemptSucceeded
+	}
+	msg := "HTTP " + strconv.Itoa(resp.StatusCode)
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		msg += " (redirects are not followed)"
+	}
+	if s := strings.TrimSpace(string(snippet)); s != "" {
+		msg += ": " + s
+	}
+	return resp.StatusCode, msg, attemptHTTPStatus
+}
+
+// describeSendError classifies a request that got no answer and says why, for the delivery.
+func describeSendError(err error, timeout time.Duration) (outcome, failure string) {
+	var refused *RefusedTargetError
+	var ne net.Error
+	switch {
+	case errors.As(err, &refused):
+		return attemptRefusedTarget, refused.Error()
+	case errors.As(err, &ne) && ne.Timeout():
+		return attemptTimeout, fmt.Sprintf("no answer within %s", timeout)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return attemptRefused, "connection refused"
+	}
+	return attemptError, err.Error()
+}
+
+// attemptRecord is the outcome of one attempt: the HTTP status (0 without an answer) and, when
+// it failed, why.
+type attemptRecord struct {
+	work    *store.DeliveryWork
+	attempt int
+	status  int
+	failure string
+}
+
+// recordAll writes the outcomes of concurrent attempts: a success ends its delivery and a failure
+// schedules the next attempt (or fails the delivery) and may disable an endpoint that has failed
+// for DisableAfter. When every attempt succeeded at a healthy endpoint (the common case) it is one
+// statement; otherwise one transaction that also keeps the endpoints' failure streaks.
+func (w *Service) recordAll(ctx context.Context, recs []attemptRecord) ([]struct{}, error) {
+	now := w.now()
+	outs := make([]store.DeliveryOutcome, len(recs))
+	simple := true
+	var failed, disabled int // counted once written
+	for i, r := range recs {
+		o := store.DeliveryOutcome{ID: r.work.Delivery.ID, Attempts: r.attempt, Status: r.status, State: store.DeliverySucceeded}
+		if r.failure != "" {
+			simple = false
+			failure := r.failure
+			o.Error = &failure
+			if next, retry := NextAttempt(w.cfg.RetrySchedule, r.attempt, now); retry {
+				o.State, o.NextAttemptAt = store.DeliveryPending, &next
+			} else {
+				o.State = store.DeliveryFailed
+				failed++
+				w.cfg.Logger.Info("webhook delivery failed after its last attempt", "delivery", o.ID, "event", r.work.Event.ID,
+					"endpoint", r.work.Endpoint.ID, "attempts", r.attempt, "error", r.failure)
+			}
+		} else if r.work.Endpoint.FailingSince != nil {
+			simple = false
+		}
+		outs[i] = o
+	}
+	var err error
+	if simple {
+		err = w.cfg.Store.RecordDeliveries(ctx, outs, now)
+	} else {
+		err = w.cfg.Store.Tx(ctx, func(tx *store.Store) error {
+			disabled = 0
+			if err := tx.RecordDeliveries(ctx, outs, now); err != nil {
+				return err
+			}
+			healthy, failing := map[string]bool{}, map[string]*store.WebhookEndpoint{}
+			for _, r := range recs {
+				if ep := &r.work.Endpoint; r.failure != "" {
+					failing[ep.ID] = ep
+				} else if ep.FailingSince != nil {
+					healthy[ep.ID] = true
+				}
+			}
+			for id := range healthy {
+				if failing[id] == nil {
+					if err := tx.MarkEndpointHealthy(ctx, id); err != nil {
+						return err
+					}
+				}
+			}
+			reason := fmt.Sprintf("failing continuously for %s", w.cfg.DisableAfter)
+			for _, ep := range failing {
+				off, err := tx.MarkEndpointFailing(ctx, ep.ID, now, now.Add(-w.cfg.DisableAfter), reason)
+				if err != nil {
+					return err
+				}
+				if off {
+					disabled++
+					w.cfg.Logger.Warn("disabled a webhook endpoint that kept failing", "endpoint", ep.ID,
+						"project", ep.ProjectID, "url", RedactURL(ep.URL), "for", w.cfg.DisableAfter)
+				}
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		w.metrics.failed.Add(float64(failed))
+		w.metrics.disabled.Add(float64(disabled))
+		for _, r := range recs {
+			if r.failure != "" {
+				w.cfg.Logger.Info("webhook attempt failed", "delivery", r.work.Delivery.ID, "event", r.work.Event.ID,
+					"endpoint", r.work.Endpoint.ID, "project", r.work.Endpoint.ProjectID, "attempt", r.attempt,
+					"status", r.status, "error", r.failure)
+			}
+		}
+	}
+	return make([]struct{}, len(recs)), err
+}
+
+// RedactURL hides what a URL may carry as credentials, for logs and listings: the userinfo's
+// password and every query value (https://user:xxxxx@host/path?token=xxxxx).
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
+// tracer makes the spans of webhook attempts with the process's current provider, a no-op unless
+// tracing is on. It is looked up at each use: a tracer kept from before the provider was set would
+// stay with the first one ever set.
+func tracer() trace.Tracer { return otel.Tracer("github.com/switchboard/switchboard/service/webhooks") }
