@@ -74,7 +74,7 @@ func (s *Server) ListAccounts(ctx context.Context, req gen.ListAccountsRequestOb
 
 // GetAccount returns one of the caller's accounts.
 func (s *Server) GetAccount(ctx context.Context, req gen.GetAccountRequestObject) (gen.GetAccountResponseObject, error) {
-	a, err := s.store.GetAccount(ctx, principal(ctx).ProjectID, req.Id)
+	a, err := s.accounts.GetAccount(ctx, principal(ctx).ProjectID, req.Id)
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,12 @@ type Config struct {
 	// them, reach it at once; the TTL bounds how stale it can be when an announcement is lost.
 	// Defaults to store.DefaultAuthCacheTTL (500 ms); negative asks the database on every request.
 	AuthCacheTTL time.Duration
+	// AccountCacheTTL is how long an account read by GET /accounts/{id} is served from memory
+	// instead of the database (see store.AccountCache): changes, announced by the instance that
+	// makes them, reach it at once; the TTL bounds how stale it can be when an announcement is
+	// lost. Defaults to store.DefaultAccountCacheTTL (500 ms); negative asks the database on every
+	// request.
+	AccountCacheTTL time.Duration
 }
 
 // Server is the HTTP API: an Echo instance with Switchboard's middleware and handlers.
@@ -103,6 +109,8 @@ type Server struct {
 	components *components
 	// keys answers which project an API key belongs to, mostly from memory.
 	keys *store.AuthCache
+	// accounts answers GET /accounts/{id}, mostly from memory.
+	accounts *store.AccountCache
 
 	// routes maps "METHOD /echo/:path" to its OpenAPI operationId; public marks the routes
 	// that need no API key (security: [] in the spec); operations holds each one's operation as
@@ -201,6 +209,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.echo = e
 	s.keys = store.NewAuthCache(core.Store, store.AuthCacheConfig{TTL: cfg.AuthCacheTTL})
+	s.accounts = store.NewAccountCache(core.Store, store.AccountCacheConfig{TTL: cfg.AccountCacheTTL})
 	return s, nil
 }
 
@@ -516,5 +525,6 @@ func (s *Server) Close(context.Context) error {
 	s.components.endStreams()
 	s.apiLogs.close()
 	s.keys.Close()
+	s.accounts.Close()
 	return nil
 }

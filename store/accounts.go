@@ -67,10 +67,17 @@ func (s *Store) CreateAccount(ctx context.Context, a *Account) error {
 // statement cache, no gorm): every authenticated GET /accounts/{id} reads it, and gorm's
 // statement building and reflection were about a third of that request's CPU.
 func (s *Store) GetAccount(ctx context.Context, projectID, id string) (*Account, error) {
+	return s.readAccount(ctx, getAccountPG, "id = ? AND project_id = ?", id, projectID)
+}
+
+// readAccount reads one account: on PostgreSQL outside a transaction with statement pg through
+// pgx, otherwise through gorm with where; args are the same for both.
+func (s *Store) readAccount(ctx context.Context, pg, where string, args ...any) (*Account, error) {
 	var a Account
+	id := args[0].(string)
 	if s.dialect == Postgres && !s.inTx() {
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error {
-			return c.QueryRow(ctx, getAccountPG, id, projectID).Scan(&a.ID, &a.ProjectID, &a.Name, &a.BrandName,
+			return c.QueryRow(ctx, pg, args...).Scan(&a.ID, &a.ProjectID, &a.Name, &a.BrandName,
 				&a.Organization, &a.TimeZone, &a.QuietHours, &a.QuietHoursStart, &a.QuietHoursEnd, &a.CreatedAt,
 				&a.UpdatedAt, &a.ArchivedAt)
 		})
@@ -87,23 +94,25 @@ func (s *Store) GetAccount(ctx context.Context, projectID, id string) (*Account,
 		}
 		return &a, nil
 	}
-	if err := s.q(ctx).Where("id = ? AND project_id = ?", id, projectID).Take(&a).Error; err != nil {
+	if err := s.q(ctx).Where(where, args...).Take(&a).Error; err != nil {
 		return nil, translate(err, "get account "+id)
 	}
 	return &a, nil
 }
 
-// getAccountPG is GetAccount's statement on PostgreSQL.
-const getAccountPG = `SELECT id, project_id, name, brand_name, organization, time_zone, quiet_hours, quiet_hours_start,
-	quiet_hours_end, created_at, updated_at, archived_at FROM accounts WHERE id = $1 AND project_id = $2`
+// accountColumnsPG are the columns readAccount scans, in its order.
+const accountColumnsPG = `SELECT id, project_id, name, brand_name, organization, time_zone, quiet_hours, quiet_hours_start,
+	quiet_hours_end, created_at, updated_at, archived_at FROM accounts `
 
-// AccountByID returns an account of any project (for the operator's commands).
+// getAccountPG is GetAccount's statement on PostgreSQL; accountByIDPG AccountByID's.
+const (
+	getAccountPG  = accountColumnsPG + `WHERE id = $1 AND project_id = $2`
+	accountByIDPG = accountColumnsPG + `WHERE id = $1`
+)
+
+// AccountByID returns an account of any project (for the operator's commands, and AccountCache).
 func (s *Store) AccountByID(ctx context.Context, id string) (*Account, error) {
-	var a Account
-	if err := s.q(ctx).Where("id = ?", id).Take(&a).Error; err != nil {
-		return nil, translate(err, "get account "+id)
-	}
-	return &a, nil
+	return s.readAccount(ctx, accountByIDPG, "id = ?", id)
 }
 
 // ListAccounts returns one page of a project's accounts.
@@ -143,7 +152,7 @@ func (s *Store) UpdateAccount(ctx context.Context, projectID, id string, patch A
 			return translate(err, "update account")
 		}
 		out = a
-		return nil
+		return tx.announceAccount(ctx, a.ID)
 	})
 	return out, err
 }
@@ -169,9 +178,18 @@ func (s *Store) ArchiveAccount(ctx context.Context, projectID, id string, onArch
 					return err
 				}
 			}
+			if err := tx.announceAccount(ctx, a.ID); err != nil {
+				return err
+			}
 		}
 		out = a
 		return nil
 	})
 	return out, err
+}
+
+// announceAccount announces that account id changed (see AccountCache): every write to an
+// account's row calls it inside the transaction that makes the change.
+func (s *Store) announceAccount(ctx context.Context, id string) error {
+	return s.announceAuth(ctx, "account:"+id)
 }

@@ -7,11 +7,12 @@ import (
 )
 
 // Announcements of changes to what an API key authenticates as, for the caches in front of
-// Authenticate (AuthCache). A write that revokes or creates a key, or locks or unlocks a project,
-// announces it on WakeAuth once its transaction has committed: to this process's subscribers
-// directly (OnNotify), and on PostgreSQL to every instance through NOTIFY, which a LISTEN
-// connection per process (started by the first cache, ended with the last) passes on to its
-// subscribers. A notification can be lost (the listening connection drops, an instance is
+// Authenticate (AuthCache), and of changes to accounts, for the cache in front of GetAccount
+// (AccountCache). A write that revokes or creates a key, locks or unlocks a project, or changes
+// or archives an account announces it on WakeAuth once its transaction has committed: to this
+// process's subscribers directly (OnNotify), and on PostgreSQL to every instance through NOTIFY,
+// which a LISTEN connection per process (started by the first cache, ended with the last) passes
+// on to its subscribers. A notification can be lost (the listening connection drops, an instance is
 // partitioned); the caches' TTL bounds how long that leaves an answer stale.
 
 // AuthChangedAll is the announcement delivered on WakeAuth when notifications may have been
@@ -125,4 +126,36 @@ func (s *Store) announceAuth(ctx context.Context, payload string) error {
 	}
 	s.afterCommit(func() { s.wakes.deliver(WakeAuth, payload) })
 	return nil
+}
+
+// announcements is a cache's subscription to the announcements on WakeAuth (OnAuthChange).
+type announcements struct {
+	listening   <-chan struct{}
+	unsubscribe func()
+}
+
+// announcementsTo subscribes fn to the announcements on WakeAuth for a cache whose TTL is ttl;
+// a cache turned off (negative TTL) needs none and is not subscribed.
+func (s *Store) announcementsTo(ttl time.Duration, fn func(payload string)) announcements {
+	if ttl < 0 {
+		ready := make(chan struct{})
+		close(ready)
+		return announcements{listening: ready}
+	}
+	listening, unsubscribe := s.OnAuthChange(fn)
+	return announcements{listening: listening, unsubscribe: unsubscribe}
+}
+
+// Listening is closed once the announcements of other instances reach the cache: at once on
+// SQLite (one process) or with the cache turned off, once its listening connection is in place
+// on PostgreSQL. Until then, and whenever that connection is down, only the TTL bounds how long
+// a change made through another instance takes to be seen here.
+func (a *announcements) Listening() <-chan struct{} { return a.listening }
+
+// close ends the subscription (once; later calls do nothing).
+func (a *announcements) close() {
+	if a.unsubscribe != nil {
+		a.unsubscribe()
+		a.unsubscribe = nil
+	}
 }

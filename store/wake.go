@@ -22,8 +22,9 @@ const (
 	WakeOutbound = "switchboard_outbound"
 	// WakeWebhooks: webhook deliveries were made or became due.
 	WakeWebhooks = "switchboard_webhooks"
-	// WakeAuth: an API key was revoked or created, or a project locked or unlocked; the payload
-	// is "key:<hash>" or "project:<id>" (see OnAuthChange, which listens on it).
+	// WakeAuth: an API key was revoked or created, a project locked or unlocked, or an account
+	// changed; the payload is "key:<hash>", "project:<id>" or "account:<id>" (see OnAuthChange,
+	// which listens on it for the in-process caches, AuthCache and AccountCache).
 	WakeAuth = "switchboard_auth"
 )
 
