@@ -24,13 +24,27 @@ type APILog struct {
 	CreatedAt time.Time
 }
 
-// InsertAPILogs writes a batch of request logs in one statement.
+// InsertAPILogs writes a batch of request logs, in one statement per apiLogRows.
 func (s *Store) InsertAPILogs(ctx context.Context, logs []APILog) error {
 	if len(logs) == 0 {
 		return nil
 	}
-	return translate(s.q(ctx).CreateInBatches(logs, 500).Error, "insert api logs")
+	rows := apiLogRows
+	if s.dialect != Postgres {
+		rows = apiLogRowsSQLite
+	}
+	return translate(s.q(ctx).CreateInBatches(logs, rows).Error, "insert api logs")
 }
+
+// apiLogRows is how many logs one statement of InsertAPILogs writes on PostgreSQL, and
+// apiLogRowsSQLite on SQLite, whose driver (glebarez/go-sqlite) finds each argument it binds by
+// going through all of them: its cost grows with the square of a statement's arguments (12 per
+// log). Writing 500 logs cost about 105 µs per log in 500-row statements, 17–19 µs in 50 to
+// 128-row ones, and more again below 32 rows (each statement's own cost).
+const (
+	apiLogRows       = 500
+	apiLogRowsSQLite = 64
+)
 
 // ListAPILogs returns a project's most recent request logs, newest first.
 func (s *Store) ListAPILogs(ctx context.Context, projectID string, limit int) ([]APILog, error) {
