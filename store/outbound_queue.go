@@ -283,6 +283,7 @@ func (s *Store) RecordSent(ctx context.Context, sent []Sent, at time.Time) error
 		ids[i], cids[i] = x.ID, x.CarrierID
 	}
 	prepareEvents(ctx, evs, at)
+	defer s.leftOutbound(len(ids))
 	return s.execEventsPG(ctx, evs, at, func(ea *eventArrays, slots int) (string, []any) {
 		q := `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[]) AS v(id, cid)),
 		u AS (UPDATE messages m SET status = 'sent', sent_at = $3, updated_at = $3,
@@ -316,7 +317,12 @@ func (s *Store) dropOutbound(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return translate(s.q(ctx).Exec(`DELETE FROM outbound_queue WHERE message_id IN ?`, uniq(ids)).Error, "drop outbound")
+	res := s.q(ctx).Exec(`DELETE FROM outbound_queue WHERE message_id IN ?`, uniq(ids))
+	if res.Error != nil {
+		return translate(res.Error, "drop outbound")
+	}
+	s.leftOutbound(int(res.RowsAffected))
+	return nil
 }
 
 // enqueueOutbound puts stored messages into the outbound queue, due at their send_at, or at once.

@@ -126,6 +126,30 @@ var _ = Describe("Queues", func() {
 		Expect(next).To(BeNil())
 	})
 
+	It("vacuum the outbound queue on PostgreSQL once enough rows have left it, so that claims do not walk past deleted rows", func() {
+		DeferCleanup(store.SetTidyOutboundEvery(3))
+		var sent []store.Sent
+		for range 4 {
+			sent = append(sent, store.Sent{ID: message(store.DirectionOutbound, "").ID})
+		}
+		Expect(st.RecordSent(ctx, sent[:2], now)).To(Succeed())
+		Expect(st.OutboundVacuums()).To(BeZero(), "2 rows left, fewer than 3")
+		Expect(st.RecordSent(ctx, sent[2:], now)).To(Succeed())
+		if st.Dialect() != store.Postgres {
+			Consistently(st.OutboundVacuums).Within(200 * time.Millisecond).Should(BeZero())
+			return
+		}
+		Eventually(st.OutboundVacuums).Within(10 * time.Second).Should(BeEquivalentTo(1))
+		var dead []int64
+		Eventually(func() []int64 {
+			Expect(st.DB().Raw(`SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'outbound_queue'`).Scan(&dead).Error).To(Succeed())
+			return dead
+		}).Within(10 * time.Second).Should(Equal([]int64{0}))
+		n, err := st.OutboundQueueLength(ctx, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(BeZero())
+	})
+
 	It("lease the webhook deliveries they claim until the lease is over or an outcome is recorded", func() {
 		e := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project, URL: "https://hooks.example/q",
 			Secret: "whsec_q", Enabled: true, CreatedAt: now, UpdatedAt: now}

@@ -137,6 +137,8 @@ type Store struct {
 	onCommit *[]func()
 	// cfg is how the store was opened (OpenAgain).
 	cfg Config
+	// tidy vacuums the outbound queue as rows leave it (queue_tidy.go); shared by the copies.
+	tidy *queueTidier
 }
 
 // Open connects to the database named by cfg.URL. It does not migrate; call Migrate.
@@ -207,7 +209,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("store: ping %s database: %w", dialect, err)
 	}
 	st := &Store{db: db, dialect: dialect, log: log, queueDriver: newQueueDriver(sqlDB, dialect), wakes: newWakeups(),
-		authListen: &authListener{}, cfg: cfg}
+		authListen: &authListener{}, cfg: cfg, tidy: &queueTidier{pool: sqlDB}}
 	if st.jobs, err = river.NewClient(st.queueDriver, &river.Config{Logger: quietLogger(log)}); err != nil {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("store: job queue client: %w", err)
