@@ -369,7 +369,7 @@ func (o *Operator) SendTestWebhook(ctx context.Context, a Actor, projectID, endp
 	var d *store.WebhookDelivery
 	err = o.store.Tx(ctx, func(tx *store.Store) error {
 		var err error
-		if d, err = tx.InsertEventFor(ctx, &ev, e.ID); err != nil {
+		if d, err = webhooks.PublishSample(ctx, tx, &ev, e.ID); err != nil {
 			return err
 		}
 		return o.audit.record(ctx, tx, a, e.ProjectID, "webhook.test", e.ID, map[string]any{"event_type": typ, "event_id": ev.ID})

@@ -333,18 +333,3 @@ func (s *Store) ListUserAudit(ctx context.Context, userID string, p Page) ([]Aud
 	return paginate(s.q(ctx).Model(&AuditEntry{}).Where("actor_id = ? AND project_id = ''", userID), p,
 		func(e *AuditEntry) string { return e.ID })
 }
-
-// InsertEventFor records an event that goes to one endpoint only (an operator's test event),
-// with its delivery and first attempt's job; call it inside a transaction.
-func (s *Store) InsertEventFor(ctx context.Context, ev *Event, endpointID string) (*WebhookDelivery, error) {
-	at := now()
-	ev.ID, ev.CreatedAt = NewID(PrefixEvent), at
-	if err := s.q(ctx).Create(ev).Error; err != nil {
-		return nil, translate(err, "insert event")
-	}
-	ds := []WebhookDelivery{PendingDelivery(ev.ProjectID, endpointID, ev.ID, ev.Type, at)}
-	if err := s.InsertWebhookDeliveries(ctx, ds); err != nil {
-		return nil, err
-	}
-	return &ds[0], nil
-}

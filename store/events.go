@@ -15,6 +15,12 @@ import (
 	"github.com/switchboard/switchboard/kit"
 )
 
+// This file is the SQL of publishing events: every event is written, with its webhook
+// deliveries, by InsertEvents (which webhooks.Publish calls for the services), by a pipeline
+// statement that records a step and its event together (a send batch's conversation.created,
+// message.sent, receipts) and embeds eventsFanout, or, for an operator's test event to one
+// endpoint, by InsertEventFor. Nothing else writes events or fans them out.
+
 // PrefixEvent is the TypeID prefix of events; an event's id is its webhook-id.
 const PrefixEvent = "evt"
 
@@ -52,7 +58,8 @@ func NewEvent(projectID, accountID, typ string, data any) (Event, error) {
 // type. Call it inside the transaction of the change the events describe (or, outside one, as
 // the change's own statement): the deliveries commit (or roll back) with it, so no event is ever
 // lost to webhooks and none is announced that did not happen. An endpoint gets the events
-// committed after it was created or enabled.
+// committed after it was created or enabled. Services publish with webhooks.Publish, which calls
+// it; the store's own statements call it directly (a lint rule keeps it so).
 func (s *Store) InsertEvents(ctx context.Context, evs []Event) error {
 	if len(evs) == 0 {
 		return nil
@@ -237,6 +244,21 @@ func (s *Store) execEventsPG(ctx context.Context, evs []Event, at time.Time, bui
 		return nil
 	}
 	return errors.New("store: record events: a project has more than 128 webhook endpoints for one event type")
+}
+
+// InsertEventFor records an event that goes to one endpoint only (an operator's test event), with
+// its delivery; call it inside a transaction. The service publishes with webhooks.PublishSample.
+func (s *Store) InsertEventFor(ctx context.Context, ev *Event, endpointID string) (*WebhookDelivery, error) {
+	at := now()
+	ev.ID, ev.CreatedAt = NewID(PrefixEvent), at
+	if err := s.q(ctx).Create(ev).Error; err != nil {
+		return nil, translate(err, "insert event")
+	}
+	ds := []WebhookDelivery{PendingDelivery(ev.ProjectID, endpointID, ev.ID, ev.Type, at)}
+	if err := s.InsertWebhookDeliveries(ctx, ds); err != nil {
+		return nil, err
+	}
+	return &ds[0], nil
 }
 
 // ListEvents returns a project's events of one type (all types when typ is ""), newest first.

@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -23,6 +24,12 @@ func SampleEvent(projectID, typ string, at time.Time) (store.Event, error) {
 		return store.Event{}, err
 	}
 	return store.NewEvent(projectID, zeroID(store.PrefixAccount), typ, data)
+}
+
+// PublishSample publishes a sample event (SampleEvent) to one endpoint only, with its delivery, in
+// tx: an operator's test of the endpoint, which no other endpoint of the project receives.
+func PublishSample(ctx context.Context, tx *store.Store, ev *store.Event, endpointID string) (*store.WebhookDelivery, error) {
+	return tx.InsertEventFor(ctx, ev, endpointID)
 }
 
 // sampleEventData returns the data of a test event of type typ, shaped as that type's schema in
