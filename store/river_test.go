@@ -23,6 +23,17 @@ type rowArgs struct {
 
 func (rowArgs) Kind() string { return "store_test_row" }
 
+// rowOptsArgs has options of its own, and a kind no other spec reads.
+type rowOptsArgs struct {
+	N int `json:"n"`
+}
+
+func (rowOptsArgs) Kind() string { return "store_test_row_opts" }
+
+func (rowOptsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: "store_test", Priority: 2}
+}
+
 // River owns river_job; the store writes it with SQL of its own where River's insert costs too
 // much (river.go). These specs hold every such write against River's own client on the same
 // database: a River upgrade that changes what its insert writes (a new column, another default,
@@ -135,8 +146,8 @@ var _ = Describe("Writes into River's table", func() {
 			}
 		},
 		Entry("with River's defaults", rowArgs{N: 1}, nil),
-		Entry("with the args' own options", optsArgs{N: 2}, nil),
-		Entry("with the insert's options over the args' own", optsArgs{N: 3},
+		Entry("with the args' own options", rowOptsArgs{N: 2}, nil),
+		Entry("with the insert's options over the args' own", rowOptsArgs{N: 3},
 			&river.InsertOpts{Queue: "store_test_other", MaxAttempts: 3, Priority: 4}),
 		Entry("scheduled for later", rowArgs{N: 4}, &river.InsertOpts{ScheduledAt: later}),
 	)
