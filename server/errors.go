@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/http"
@@ -147,9 +148,11 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	if errors.Is(err, context.Canceled) && c.Request().Context().Err() != nil {
+	if c.Request().Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, driver.ErrBadConn)) {
 		// The client went away: nobody reads this answer. 499 (nginx's "client closed request")
-		// keeps it apart from real server errors in metrics and logs.
+		// keeps it apart from real server errors in metrics and logs. Inside a transaction, pgx's
+		// database/sql driver refuses a statement whose context is done with driver.ErrBadConn
+		// (its "safe to retry"), which database/sql passes on as it is.
 		s.log.Debug("client closed the request", "request_id", requestID(c), "path", c.Request().URL.Path)
 		c.Response().WriteHeader(statusClientClosed)
 		return

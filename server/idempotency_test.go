@@ -184,45 +184,97 @@ var _ = Describe("Idempotency-Key after a failed request", func() {
 		})
 	})
 
-	It("forgets the claim of a request whose client went away before anything was committed", func() {
-		if st.Dialect() != store.Postgres {
-			Skip("holding a request mid-write needs PostgreSQL's row locks")
+	// The specs below hold a request mid-statement with a row lock of the test's transaction, and
+	// make its client go away while PostgreSQL shows the statement waiting for that lock.
+	Describe("a request whose client went away", func() {
+		BeforeEach(func() {
+			if st.Dialect() != store.Postgres {
+				Skip("holding a request mid-write needs PostgreSQL's row locks")
+			}
+		})
+		// lockWaits counts this database's statements that start with prefix and wait for a lock.
+		lockWaits := func(prefix string) func() int64 {
+			return func() int64 {
+				var n int64
+				Expect(st.DB().Raw(`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database()
+					AND wait_event_type = 'Lock' AND query LIKE ?`, prefix+"%").Scan(&n).Error).To(Succeed())
+				return n
+			}
 		}
-		t := newTenant()
-		acct := t.createAccount("Gone")
-		path := "/accounts/" + acct + "/contacts"
-		body := `{"phone_number":"+14155550144"}`
-		tx := st.DB().Begin()
-		Expect(tx.Exec(`SELECT id FROM accounts WHERE id = ? FOR UPDATE`, acct).Error).To(Succeed())
-		reqCtx, cancel := context.WithCancel(ctx)
-		req := httptest.NewRequest(http.MethodPost, "https://switchboard.test"+path, strings.NewReader(body)).WithContext(reqCtx)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+t.Key)
-		req.Header.Set("Idempotency-Key", "gone")
-		// The answer (499) goes to nobody: this server does without the suite's contract check.
-		gone, err := server.New(server.Config{Core: core, Now: clock.Now, Logger: testLogger(), RateLimit: -1})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(gone.Close)
-		rec := httptest.NewRecorder()
-		served := make(chan struct{})
-		go func() {
-			defer GinkgoRecover()
-			defer close(served)
-			gone.ServeHTTP(rec, req)
-		}()
-		Eventually(func() int64 {
-			var n int64
-			Expect(st.DB().Raw(`SELECT COUNT(*) FROM idempotency_keys WHERE project_id = ? AND key = 'gone'`, t.ProjectID).Scan(&n).Error).To(Succeed())
-			return n
-		}).Should(BeEquivalentTo(1))
-		cancel()
-		Eventually(served).WithTimeout(10 * time.Second).Should(BeClosed())
-		Expect(rec.Code).To(Equal(499))
-		Expect(tx.Rollback().Error).To(Succeed())
+		// serve sends a POST with the Idempotency-Key to a server of its own (the answer, 499, goes
+		// to nobody: it does without the suite's contract check) once the test's transaction holds
+		// its lock, and returns the cancellation of its client's context, the channel closed once it
+		// is served and its recorded answer.
+		serve := func(t *tenant, path, body, key string) (cancel context.CancelFunc, served chan struct{}, rec *httptest.ResponseRecorder) {
+			reqCtx, cancel := context.WithCancel(ctx)
+			DeferCleanup(cancel)
+			req := httptest.NewRequest(http.MethodPost, "https://switchboard.test"+path, strings.NewReader(body)).WithContext(reqCtx)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+t.Key)
+			req.Header.Set("Idempotency-Key", key)
+			gone, err := server.New(server.Config{Core: core, Now: clock.Now, Logger: testLogger(), RateLimit: -1})
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(gone.Close)
+			rec = httptest.NewRecorder()
+			served = make(chan struct{})
+			go func() {
+				defer GinkgoRecover()
+				defer close(served)
+				gone.ServeHTTP(rec, req)
+			}()
+			return cancel, served, rec
+		}
 
-		r := t.post(path, []byte(body), "Idempotency-Key", "gone")
-		Expect(r).To(HaveStatus(http.StatusCreated), "the retry runs at once, without a replay of the 499: %s", r.String())
-		Expect(r.Header.Get("Idempotent-Replayed")).To(BeEmpty())
+		It("forgets the claim of a request whose client went away before anything was committed", func() {
+			t := newTenant()
+			acct := t.createAccount("Gone")
+			path := "/accounts/" + acct + "/contacts"
+			body := `{"phone_number":"+14155550144"}`
+			// The contact's insert waits for the account row's lock (its foreign key).
+			tx := st.DB().Begin()
+			Expect(tx.Exec(`SELECT id FROM accounts WHERE id = ? FOR UPDATE`, acct).Error).To(Succeed())
+			DeferCleanup(func() { tx.Rollback() })
+			cancel, served, rec := serve(t, path, body, "gone")
+			Eventually(lockWaits(`INSERT INTO "contacts"`)).Should(BeEquivalentTo(1), "the request waits mid-write")
+			cancel()
+			Eventually(served).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(rec.Code).To(Equal(499))
+			// pgx cancels the statement in PostgreSQL after the fact (a cancel request, then it
+			// closes the connection): whether it still waits or not, its transaction cannot commit.
+			Expect(tx.Rollback().Error).To(Succeed())
+
+			r := t.post(path, []byte(body), "Idempotency-Key", "gone")
+			Expect(r).To(HaveStatus(http.StatusCreated), "the retry runs at once, without a replay of the 499: %s", r.String())
+			Expect(r.Header.Get("Idempotent-Replayed")).To(BeEmpty())
+			Expect(t.get(path).JSON()["data"]).To(HaveLen(1), "the request that went away created nothing")
+		})
+
+		It("forgets the claim of a request whose client went away while its claim was being written", func() {
+			t := newTenant()
+			acct := t.createAccount("Gone while claiming")
+			path := "/accounts/" + acct + "/contacts"
+			body := `{"phone_number":"+14155550145"}`
+			// An abandoned claim of the same request, which the request takes over: its claim waits
+			// for the claim's row while the test holds it.
+			claim(t, "gone-claiming", path, []byte(body))
+			clock.Advance(server.DefaultIdempotencyLease + time.Second)
+			tx := st.DB().Begin()
+			Expect(tx.Exec(`SELECT key FROM idempotency_keys WHERE project_id = ? AND key = 'gone-claiming' FOR UPDATE`, t.ProjectID).Error).To(Succeed())
+			DeferCleanup(func() { tx.Rollback() })
+			cancel, served, rec := serve(t, path, body, "gone-claiming")
+			Eventually(lockWaits(`INSERT INTO idempotency_keys`)).Should(BeEquivalentTo(1), "the claim waits for the row")
+			cancel()
+			// Were the claim given up with its client, it would still be written once the row is
+			// free, and hold the key for a whole lease without anybody to release it.
+			Consistently(served).WithTimeout(100*time.Millisecond).ShouldNot(BeClosed(), "the claim is written to its end")
+			Expect(tx.Rollback().Error).To(Succeed())
+			Eventually(served).WithTimeout(10 * time.Second).Should(BeClosed())
+			Expect(rec.Code).To(Equal(499))
+
+			r := t.post(path, []byte(body), "Idempotency-Key", "gone-claiming")
+			Expect(r).To(HaveStatus(http.StatusCreated), "the retry runs at once: %s", r.String())
+			Expect(r.Header.Get("Idempotent-Replayed")).To(BeEmpty())
+		})
 	})
 
 	It("keeps the claim of a request that runs longer than the lease", func() {

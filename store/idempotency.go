@@ -69,6 +69,10 @@ func claimOf(ctx context.Context) *IdempotencyClaim {
 	return c
 }
 
+// claimTimeout bounds the statement of a claim, which runs on after its request's client went
+// away, when the lease is shorter.
+const claimTimeout = 10 * time.Second
+
 // ClaimIdempotencyKey claims (project, key) for a request at now, with a lease of lease. It
 // returns the claim when the caller now holds the key and must serve the request: a new key, one
 // older than ttl (replaced), or an abandoned claim of the same request (lapsed lease, nothing
@@ -77,10 +81,17 @@ func claimOf(ctx context.Context) *IdempotencyClaim {
 func (s *Store) ClaimIdempotencyKey(ctx context.Context, projectID, key, requestHash string, now time.Time, ttl, lease time.Duration) (*IdempotencyClaim, *IdempotencyRecord, error) {
 	now = now.UTC()
 	c := &IdempotencyClaim{ProjectID: projectID, Key: key, Token: rand.Text()}
+	// The claim's statement runs to its end even when ctx is cancelled (the request's client went
+	// away): given up while it waits for the key's row, or before its answer is read, it may still
+	// commit, and leave a claim that the request never learns of, so never releases, and that
+	// refuses the client's retry for the whole lease. Its bound is no shorter than the lease: a
+	// claim that commits after it has lapsed by then.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), max(lease, claimTimeout))
+	defer cancel()
 	// A claim released between the two statements leaves nothing to read: claim again.
 	for range 3 {
 		var token string
-		res := scan(s.q(ctx).Raw(`INSERT INTO idempotency_keys (project_id, key, request_hash, status, content_type, token, lease_until, created_at)
+		res := scan(s.q(wctx).Raw(`INSERT INTO idempotency_keys (project_id, key, request_hash, status, content_type, token, lease_until, created_at)
 			VALUES (?, ?, ?, 0, '', ?, ?, ?)
 			ON CONFLICT (project_id, key) DO UPDATE SET request_hash = excluded.request_hash, status = 0, body = NULL,
 				content_type = '', resource_id = NULL, token = excluded.token, lease_until = excluded.lease_until, created_at = excluded.created_at
