@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/switchboard/switchboard/carriers"
@@ -33,9 +34,10 @@ func failureReason(code string) string {
 }
 
 // Submit sends a message: POST /v2/messages with the messaging profile, from, to, text and
-// media_urls, its webhooks going to the adapter. A reference Telnyx accepted before is answered
-// with the first id and sends nothing (Telnyx has no client reference; the adapter keeps one). A
-// 4xx answer other than 401, 403 and 429 is a permanent refusal; anything else is retried.
+// media_urls, its webhooks going to the adapter at a URL that carries the reference (see
+// receiptReference). A reference Telnyx accepted before is answered with the first id and sends
+// nothing (Telnyx has no client reference; the adapter keeps one). A 4xx answer other than 401,
+// 403 and 429 is a permanent refusal; anything else is retried.
 func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Submission, error) {
 	if m.Reference == "" {
 		return carriers.Submission{}, errors.New("telnyx: a message needs a reference")
@@ -48,7 +50,7 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 		return carriers.Submission{CarrierID: prior, Duplicate: true}, nil
 	}
 	body := map[string]any{"from": m.From, "to": m.To, "messaging_profile_id": c.cfg.MessagingProfileID,
-		"webhook_url": c.webhookURL(), "use_profile_webhooks": false}
+		"webhook_url": c.webhookURL() + "?" + url.Values{"reference": {m.Reference}}.Encode(), "use_profile_webhooks": false}
 	if m.Body != "" {
 		body["text"] = m.Body
 	}

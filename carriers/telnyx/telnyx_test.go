@@ -1,10 +1,14 @@
 package telnyx_test
 
 import (
+	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -16,9 +20,25 @@ import (
 
 	"github.com/switchboard/switchboard/carriers"
 	"github.com/switchboard/switchboard/carriers/telnyx"
+	"github.com/switchboard/switchboard/carriers/telnyx/telnyxtest"
 )
 
 var handsets atomic.Int64
+
+// lateSubmissions records a submission only once after is closed (or its context done).
+type lateSubmissions struct {
+	telnyx.Store
+	after chan struct{}
+}
+
+func (l lateSubmissions) AddSubmission(ctx context.Context, reference, id string, at time.Time) error {
+	select {
+	case <-l.after:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return l.Store.AddSubmission(ctx, reference, id, at)
+}
 
 // handset returns a handset number no other spec uses.
 func handset() string { return fmt.Sprintf("+1646%07d", handsets.Add(1)) }
@@ -74,7 +94,40 @@ var _ = Describe("Telnyx messages", func() {
 		}).Should(ConsistOf(SatisfyAll(HaveField("Status", carriers.ReceiptFailed), HaveField("CarrierID", sub.CarrierID),
 			HaveField("FailureReason", carriers.FailureOptedOutAtCarrier))))
 		Expect(fake.MessagesTo(to)).To(ConsistOf(SatisfyAll(HaveField("MessagingProfileID", Not(BeEmpty())),
-			HaveField("WebhookURL", webhookURL))))
+			HaveField("WebhookURL", webhookURL+"?reference="+o.Reference))))
+	})
+
+	It("reports the receipt of a message whose webhooks come before its submission is recorded", func(ctx SpecContext) {
+		// Another adapter, on a fake of its own, records its submissions only once the fake's
+		// message.finalized has been handled.
+		quick := telnyxtest.New()
+		DeferCleanup(quick.Close)
+		finalized := make(chan struct{})
+		c, err := telnyx.New(telnyx.Config{APIKey: telnyxtest.APIKey, PublicKey: quick.PublicKey,
+			MessagingProfileID: telnyxtest.MessagingProfileID, APIBase: quick.URL, PublicURL: publicURL,
+			Store: lateSubmissions{Store: st.Telnyx(), after: finalized}, Reporter: reports,
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Expect(err).NotTo(HaveOccurred())
+		quick.Webhooks = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, err := io.ReadAll(r.Body)
+			Expect(err).NotTo(HaveOccurred())
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			c.Handler().ServeHTTP(w, r)
+			if bytes.Contains(body, []byte(`"event_type":"message.finalized"`)) {
+				close(finalized)
+			}
+		})
+		Expect(c.ProvisionNumber(ctx, sender)).To(Succeed())
+		o := carriers.Outbound{Reference: typeid.Must(typeid.WithPrefix("msg")).String(), From: sender, To: handset(), Body: "Quick!"}
+		sub, err := c.Submit(ctx, o)
+		Expect(err).NotTo(HaveOccurred())
+		var got []carriers.Receipt
+		for _, r := range reports.Reports() {
+			if r.Receipt != nil && r.Receipt.Reference == o.Reference {
+				got = append(got, *r.Receipt)
+			}
+		}
+		Expect(got).To(ConsistOf(SatisfyAll(HaveField("Status", carriers.ReceiptDelivered), HaveField("CarrierID", sub.CarrierID))))
 	})
 
 	It("refuses a message to an invalid number at once, permanently", func(ctx SpecContext) {

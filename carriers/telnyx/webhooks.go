@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -67,8 +68,9 @@ type event struct {
 				PhoneNumber string `json:"phone_number"`
 				Status      string `json:"status"`
 			} `json:"to"`
-			Text  string `json:"text"`
-			Media []struct {
+			Text       string `json:"text"`
+			WebhookURL string `json:"webhook_url"`
+			Media      []struct {
 				URL         string `json:"url"`
 				ContentType string `json:"content_type"`
 			} `json:"media"`
@@ -113,7 +115,7 @@ func (c *Carrier) webhook(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			break // delivery_unconfirmed: no receipt
 		}
-		ref, err := c.cfg.Store.ReferenceOf(r.Context(), p.ID)
+		ref, err := c.receiptReference(r.Context(), p.ID, p.WebhookURL)
 		if err != nil {
 			http.Error(w, "try again", http.StatusInternalServerError)
 			return
@@ -146,6 +148,20 @@ func (c *Carrier) webhook(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// receiptReference returns the reference of the sent message id, "" when it is not ours. Submit
+// puts the reference in the message's webhook URL, which Telnyx repeats in the signed payload: the
+// webhook can come before Submit has recorded the id Telnyx answered (the carrier is quick, the
+// database slow), and would otherwise be taken for another's. A message sent without it (by an
+// earlier release) is looked up by its id.
+func (c *Carrier) receiptReference(ctx context.Context, id, webhookURL string) (string, error) {
+	if u, err := url.Parse(webhookURL); err == nil {
+		if ref := u.Query().Get("reference"); ref != "" {
+			return ref, nil
+		}
+	}
+	return c.cfg.Store.ReferenceOf(ctx, id)
 }
 
 // report hands a report to the core; one it refuses is kept in a job that reports it again.
