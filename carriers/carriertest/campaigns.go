@@ -1,6 +1,7 @@
 package carriertest
 
 import (
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -76,10 +77,18 @@ func campaignRegistrySpecs(h *Harness) {
 		})
 
 		It("reports one verdict for a submission repeated under the same reference", func(ctx SpecContext) {
+			// The repeat must reach the review pending: one that comes after the verdict is an
+			// amendment of a decided submission, which a registry may review again.
+			resume := func() {}
+			if h.PauseReviews != nil {
+				resume = sync.OnceFunc(h.PauseReviews()) // resumed below, or on a failure before
+				DeferCleanup(func() { resume() })
+			}
 			c := Campaign("Acme Dental sends appointment reminders.")
 			supported(Registration, reg.SubmitCampaign(ctx, c))
 			c.Description += " It also answers questions about invoices."
 			Expect(reg.SubmitCampaign(ctx, c)).To(Succeed(), "a repeated reference amends the submission")
+			resume()
 			verdict(c.Reference)
 			Consistently(func() []carriers.Verdict { return h.Reports.Verdicts(c.Reference) }).
 				WithTimeout(time.Second).Should(HaveLen(1))

@@ -41,6 +41,12 @@ type Harness struct {
 	// HoldDescription is a campaign description the adapter's registry keeps in review until it
 	// is withdrawn; "" skips the spec of a withdrawal during review.
 	HoldDescription string
+	// PauseReviews, when set, keeps the adapter's registry from deciding any review until the
+	// function it returns is called, so that the spec of a repeated submission makes its repeat
+	// while the review is pending (a registry reviews an amendment of a decided submission again,
+	// with a verdict of its own). nil: that spec relies on the registry taking longer to decide
+	// than the two submissions take to arrive.
+	PauseReviews func() (resume func())
 	// Registered tells whether the carrier's registry (its fake, or the simulator's state) holds
 	// a submission under reference, pending or approved; nil skips the withdrawal specs.
 	Registered func(ctx context.Context, reference string) bool

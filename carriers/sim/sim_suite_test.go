@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +37,30 @@ var (
 	st      *store.Store
 	reports *carriertest.Recorder
 	carrier *sim.Carrier
+	// simStore is the simulator's store, whose decisions the conformance specs can pause.
+	simStore *pausableStore
 )
+
+// pausableStore is the simulator's store whose DecideReview waits while reviews are paused: with
+// the suite's short review delay, a spec could not otherwise be sure that a review is still
+// pending when its next step runs on a loaded machine.
+type pausableStore struct {
+	sim.Store
+	paused sync.RWMutex
+}
+
+// DecideReview decides once reviews are not paused.
+func (p *pausableStore) DecideReview(ctx context.Context, reference string, at time.Time) (*sim.Review, bool, error) {
+	p.paused.RLock()
+	defer p.paused.RUnlock()
+	return p.Store.DecideReview(ctx, reference, at)
+}
+
+// pause holds every review decision until the returned function is called (once).
+func (p *pausableStore) pause() (resume func()) {
+	p.paused.Lock()
+	return p.paused.Unlock
+}
 
 var _ = BeforeSuite(func(ctx context.Context) {
 	var cleanup func()
@@ -45,7 +69,8 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(cleanup)
 	reports = carriertest.NewRecorder()
-	carrier, err = sim.New(sim.Config{Store: st.Sim(), Reporter: reports, ReviewDelay: reviewDelay,
+	simStore = &pausableStore{Store: st.Sim()}
+	carrier, err = sim.New(sim.Config{Store: simStore, Reporter: reports, ReviewDelay: reviewDelay,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	Expect(err).NotTo(HaveOccurred())
 	workers := river.NewWorkers()
@@ -66,6 +91,7 @@ var _ = carriertest.Run(func() *carriertest.Harness {
 		},
 		RejectDescription: "Promotions for a product we will not name. " + sim.RejectWord,
 		HoldDescription:   "Reminders that the registry looks at for a long time. " + sim.HoldWord,
+		PauseReviews:      simStore.pause,
 		// The handset's MMS carries media that a web server of the suite serves.
 		Inbound: func(ctx SpecContext, from, to, body, contentType string, data []byte) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
