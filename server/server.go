@@ -72,12 +72,12 @@ type Config struct {
 	// AuthCacheTTL is how long the answer for an API key is served from memory instead of the
 	// database (see store.AuthCache): revocations and locks, announced by the instance that makes
 	// them, reach it at once; the TTL bounds how stale it can be when an announcement is lost.
-	// Defaults to store.DefaultAuthCacheTTL (500 ms); negative asks the database on every request.
+	// Defaults to store.DefaultCacheTTL (500 ms); negative asks the database on every request.
 	AuthCacheTTL time.Duration
 	// AccountCacheTTL is how long an account read by GET /accounts/{id} is served from memory
 	// instead of the database (see store.AccountCache): changes, announced by the instance that
 	// makes them, reach it at once; the TTL bounds how stale it can be when an announcement is
-	// lost. Defaults to store.DefaultAccountCacheTTL (500 ms); negative asks the database on every
+	// lost. Defaults to store.DefaultCacheTTL (500 ms); negative asks the database on every
 	// request.
 	AccountCacheTTL time.Duration
 }
@@ -208,8 +208,8 @@ func New(cfg Config) (*Server, error) {
 		e.Any("/carriers/"+name+"/*", carrierRoute(name, h))
 	}
 	s.echo = e
-	s.keys = store.NewAuthCache(core.Store, store.AuthCacheConfig{TTL: cfg.AuthCacheTTL})
-	s.accounts = store.NewAccountCache(core.Store, store.AccountCacheConfig{TTL: cfg.AccountCacheTTL})
+	s.keys = store.NewAuthCache(core.Store, store.CacheConfig{TTL: cfg.AuthCacheTTL})
+	s.accounts = store.NewAccountCache(core.Store, store.CacheConfig{TTL: cfg.AccountCacheTTL})
 	return s, nil
 }
 

@@ -155,7 +155,7 @@ var _ = Describe("An unreachable database", func() {
 			unavailable(r)
 		}
 		// The account read before the outage needs the database again once its answer expires
-		// (store.DefaultAccountCacheTTL, 500 ms).
+		// (store.DefaultCacheTTL, 500 ms).
 		Eventually(func() int { return t.get("/accounts/" + account).Status }).WithTimeout(time.Second).WithPolling(50 * time.Millisecond).
 			Should(Equal(http.StatusServiceUnavailable))
 		unavailable(t.get("/accounts/" + account))

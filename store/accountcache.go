@@ -4,25 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 )
-
-// DefaultAccountCacheTTL is how long an AccountCache answers from memory by default. A change to
-// an account made through another instance is seen within 1 s even when its announcement is
-// lost: this, plus the time a request takes, stays under it.
-const DefaultAccountCacheTTL = 500 * time.Millisecond
-
-// AccountCacheConfig tunes an AccountCache.
-type AccountCacheConfig struct {
-	// TTL is how long an account read from the database is served from memory. Announcements
-	// (OnAuthChange) drop it as soon as it changes; the TTL bounds how stale it can be when one
-	// is lost. Defaults to DefaultAccountCacheTTL; negative turns the cache off (every read asks
-	// the database).
-	TTL time.Duration
-	// MaxEntries caps how many accounts are remembered; when it is reached the expired ones are
-	// dropped, and all of them if none has expired. Defaults to 10,000.
-	MaxEntries int
-}
 
 // AccountCache answers GetAccount from memory, so that reading an account (GET /accounts/{id})
 // does not cost a query: an account is read from the database at most once per TTL, and dropped
@@ -36,8 +18,8 @@ type AccountCache struct {
 
 // NewAccountCache returns a cache in front of st's GetAccount, subscribed to st's announcements
 // until Close.
-func NewAccountCache(st *Store, cfg AccountCacheConfig) *AccountCache {
-	return &AccountCache{st: st, memo: newMemo(st, cfg.TTL, DefaultAccountCacheTTL, cfg.MaxEntries, accountChanged)}
+func NewAccountCache(st *Store, cfg CacheConfig) *AccountCache {
+	return &AccountCache{st: st, memo: newMemo(st, cfg, accountChanged)}
 }
 
 // GetAccount is Store.GetAccount, answered from memory when the account is fresh. The Account

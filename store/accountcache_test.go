@@ -29,7 +29,7 @@ var _ = Describe("AccountCache", func() {
 	// (on PostgreSQL, its listening connection starts in the background and, once in place,
 	// drops every answer in case it missed something).
 	newCache := func(s *store.Store, ttl time.Duration) *store.AccountCache {
-		c := store.NewAccountCache(s, store.AccountCacheConfig{TTL: ttl})
+		c := store.NewAccountCache(s, store.CacheConfig{TTL: ttl})
 		DeferCleanup(c.Close)
 		Eventually(c.Listening()).WithTimeout(10 * time.Second).Should(BeClosed())
 		return c

@@ -3,25 +3,7 @@ package store
 import (
 	"context"
 	"strings"
-	"time"
 )
-
-// DefaultAuthCacheTTL is how long an AuthCache answers from memory by default. A revoked key or a
-// locked project is refused on every instance within 1 s even when its announcement is lost:
-// this, plus the time a request takes, stays under it.
-const DefaultAuthCacheTTL = 500 * time.Millisecond
-
-// AuthCacheConfig tunes an AuthCache.
-type AuthCacheConfig struct {
-	// TTL is how long an answer read from the database is served from memory. Announcements
-	// (OnAuthChange) drop an answer as soon as its key or project changes; the TTL bounds how
-	// stale an answer can be when one is lost. Defaults to DefaultAuthCacheTTL; negative turns
-	// the cache off (every request asks the database).
-	TTL time.Duration
-	// MaxEntries caps how many keys are remembered; when it is reached the expired answers are
-	// dropped, and all of them if none has expired. Defaults to 10,000.
-	MaxEntries int
-}
 
 // AuthCache answers Authenticate from memory, so that an API request does not cost a query: the
 // answer for a key (its id, project, kind and the project's lock) is read from the database at
@@ -35,8 +17,8 @@ type AuthCache struct {
 
 // NewAuthCache returns a cache in front of st's Authenticate, subscribed to st's announcements
 // until Close.
-func NewAuthCache(st *Store, cfg AuthCacheConfig) *AuthCache {
-	return &AuthCache{st: st, memo: newMemo(st, cfg.TTL, DefaultAuthCacheTTL, cfg.MaxEntries, authChanged)}
+func NewAuthCache(st *Store, cfg CacheConfig) *AuthCache {
+	return &AuthCache{st: st, memo: newMemo(st, cfg, authChanged)}
 }
 
 // Authenticate is Store.Authenticate, answered from memory when the key's answer is fresh. The

@@ -28,7 +28,7 @@ var _ = Describe("AuthCache", func() {
 	// (on PostgreSQL, its listening connection starts in the background and, once in place,
 	// drops every answer in case it missed something).
 	newCache := func(s *store.Store, ttl time.Duration) *store.AuthCache {
-		c := store.NewAuthCache(s, store.AuthCacheConfig{TTL: ttl})
+		c := store.NewAuthCache(s, store.CacheConfig{TTL: ttl})
 		DeferCleanup(c.Close)
 		Eventually(c.Listening()).WithTimeout(10 * time.Second).Should(BeClosed())
 		return c

@@ -8,6 +8,24 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
+// DefaultCacheTTL is how long the store's in-process caches (AuthCache, AccountCache) answer from
+// memory by default. A revoked key, a locked project or a changed account is seen on every
+// instance within 1 s even when its announcement is lost: this, plus the time a request takes,
+// stays under it.
+const DefaultCacheTTL = 500 * time.Millisecond
+
+// CacheConfig tunes one of the store's in-process caches (AuthCache, AccountCache).
+type CacheConfig struct {
+	// TTL is how long an answer read from the database is served from memory. Announcements
+	// (OnAuthChange) drop an answer as soon as what it was read from changes; the TTL bounds how
+	// stale it can be when one is lost. Defaults to DefaultCacheTTL; negative turns the cache off
+	// (every read asks the database).
+	TTL time.Duration
+	// MaxEntries caps how many answers are remembered; when it is reached the expired ones are
+	// dropped, and all of them if none has expired. Defaults to 10,000.
+	MaxEntries int
+}
+
 // memo is what the store's in-process caches (AuthCache, AccountCache) share: answers read from
 // the database, remembered by key for a TTL, and dropped as soon as an announcement on WakeAuth
 // says that what they were read from changed. Safe for concurrent use.
@@ -31,12 +49,12 @@ type memoEntry[V any] struct {
 	at time.Time
 }
 
-// newMemo returns a memo that remembers answers for ttl (0: defaultTTL; negative: never) and at
-// most maxEntries of them (0: 10,000), and passes it the announcements on WakeAuth (changed must
-// not block) until Close.
-func newMemo[V any](st *Store, ttl, defaultTTL time.Duration, maxEntries int, changed func(m *memo[V], payload string)) *memo[V] {
+// newMemo returns a memo that remembers answers as cfg says, and passes it the announcements on
+// WakeAuth (changed must not block) until Close.
+func newMemo[V any](st *Store, cfg CacheConfig, changed func(m *memo[V], payload string)) *memo[V] {
+	ttl, maxEntries := cfg.TTL, cfg.MaxEntries
 	if ttl == 0 {
-		ttl = defaultTTL
+		ttl = DefaultCacheTTL
 	}
 	if maxEntries <= 0 {
 		maxEntries = 10_000
