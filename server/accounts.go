@@ -100,8 +100,8 @@ func (s *Server) UpdateAccount(ctx context.Context, req gen.UpdateAccountRequest
 		patch.TimeZone = &tz
 	}
 	a, err := s.store.UpdateAccount(ctx, principal(ctx).ProjectID, req.Id, patch, func(a *store.Account) error {
-		if a.ArchivedAt != nil {
-			return service.Errorf(service.TypeAccountArchived, "account %s is archived and cannot be changed", a.ID)
+		if err := service.Changeable(a); err != nil {
+			return err
 		}
 		if err := quietHoursChange(b.QuietHours).Apply(a); err != nil {
 			return err

@@ -1,6 +1,9 @@
 package service
 
-import "github.com/switchboard/switchboard/service/problem"
+import (
+	"github.com/switchboard/switchboard/service/problem"
+	"github.com/switchboard/switchboard/store"
+)
 
 // Error is a refusal the API reports to its caller: Type is the spec's error slug
 // ("opted_out", "validation_error", ...). It is problem.Error, which the domain's packages
@@ -26,3 +29,12 @@ const (
 
 // ErrNotImplemented answers operations that a later release builds.
 var ErrNotImplemented = &Error{Type: TypeNotImplemented, Message: "this operation is not implemented yet"}
+
+// Changeable refuses a change to an archived account (422 account_archived): the check every
+// writer of an account's settings (API, console, CLI) makes inside its update.
+func Changeable(a *store.Account) error {
+	if a.ArchivedAt != nil {
+		return Errorf(TypeAccountArchived, "account %s is archived and cannot be changed", a.ID)
+	}
+	return nil
+}

@@ -56,8 +56,8 @@ its start and end must differ.`,
 				}
 				if change != (service.QuietHoursChange{}) {
 					acct, err = st.UpdateAccount(ctx, acct.ProjectID, acct.ID, store.AccountPatch{}, func(a *store.Account) error {
-						if a.ArchivedAt != nil {
-							return service.Errorf(service.TypeAccountArchived, "account %s is archived and cannot be changed", a.ID)
+						if err := service.Changeable(a); err != nil {
+							return err
 						}
 						return change.Apply(a)
 					})

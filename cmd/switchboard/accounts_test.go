@@ -40,5 +40,12 @@ var _ = Describe("account commands", func() {
 		Expect(err).To(MatchError(ContainSubstring("not found")))
 		c.json(&out, "account quiet-hours", "--account", acct.ID)
 		Expect(out.QuietHours).To(Equal(map[string]any{"enabled": false, "start": "09:30", "end": "21:00"}), "refusals changed nothing")
+
+		_, err = st.ArchiveAccount(ctx, acct.ProjectID, acct.ID, nil)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = c.run("account quiet-hours", "--account", acct.ID, "--on")
+		Expect(err).To(MatchError(ContainSubstring("is archived and cannot be changed")))
+		c.json(&out, "account quiet-hours", "--account", acct.ID)
+		Expect(out.QuietHours["enabled"]).To(BeFalse(), "an archived account's settings stay as they were")
 	})
 })
