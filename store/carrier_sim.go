@@ -163,8 +163,17 @@ func (x *SimStore) WithdrawReview(ctx context.Context, reference string) error {
 	return translate(x.s.q(ctx).Where("reference = ?", reference).Delete(&simReview{}).Error, "withdraw sim review")
 }
 
-// AddToOutbox puts entries into the outbox with the job then returns (see sim.Store).
-func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, then func(first map[string]string) (river.JobArgs, *river.InsertOpts)) (int64, error) {
+// simReceipts is a row of sim_receipts: the receipts of one batch of submissions.
+type simReceipts struct {
+	ID       int64 `gorm:"primaryKey"`
+	DueAt    time.Time
+	Receipts string
+}
+
+func (simReceipts) TableName() string { return "sim_receipts" }
+
+// AddToOutbox puts entries into the outbox with the receipts then returns (see sim.Store).
+func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, then func(first map[string]string) ([]sim.OwedReceipt, time.Time)) (int64, error) {
 	rows := make([]simOutbox, len(entries))
 	refs := make([]string, len(entries))
 	for i, e := range entries {
@@ -175,20 +184,77 @@ func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, 
 		}
 		refs[i] = e.Reference
 	}
-	var jobID int64
+	var id int64
 	err := x.s.TxAsync(ctx, func(tx *Store) error {
 		first, err := tx.addToOutbox(ctx, rows, refs)
 		if err != nil {
 			return err
 		}
-		job, opts := then(first)
-		if job == nil {
+		receipts, due := then(first)
+		if len(receipts) == 0 {
 			return nil
 		}
-		jobID, err = tx.insertJobWithID(ctx, job, opts)
+		id, err = tx.keepReceipts(ctx, receipts, due)
 		return err
 	})
-	return jobID, err
+	return id, err
+}
+
+// keepReceipts inserts a batch of receipts due at due into sim_receipts and returns its id.
+func (s *Store) keepReceipts(ctx context.Context, receipts []sim.OwedReceipt, due time.Time) (int64, error) {
+	b, err := json.Marshal(receipts)
+	if err != nil {
+		return 0, fmt.Errorf("store: sim receipts: %w", err)
+	}
+	if tx := sqlTx(s.db); s.dialect == Postgres && tx != nil {
+		var id int64
+		err := tx.QueryRowContext(ctx, `INSERT INTO sim_receipts (due_at, receipts) VALUES ($1, $2) RETURNING id`, due.UTC(), string(b)).Scan(&id)
+		return id, translate(err, "keep sim receipts")
+	}
+	row := simReceipts{DueAt: due.UTC(), Receipts: string(b)}
+	return row.ID, translate(s.q(ctx).Create(&row).Error, "keep sim receipts")
+}
+
+// ForgetReceipts deletes kept receipts (see sim.Store), in a transaction that need not wait for
+// the disk: receipts lost from the forgetting are reported again, which the core ignores.
+func (x *SimStore) ForgetReceipts(ctx context.Context, ids []int64) error {
+	return x.s.TxAsync(ctx, func(tx *Store) error {
+		return translate(tx.q(ctx).Exec(`DELETE FROM sim_receipts WHERE id IN ?`, ids).Error, "forget sim receipts")
+	})
+}
+
+// ClaimReceipts claims kept receipts that came due (see sim.Store).
+func (x *SimStore) ClaimReceipts(ctx context.Context, now, until time.Time, limit int) ([]sim.OwedReceipts, error) {
+	var rows []simReceipts
+	now, until = now.UTC(), until.UTC()
+	var err error
+	if x.s.dialect == Postgres {
+		err = x.s.q(ctx).Raw(`UPDATE sim_receipts SET due_at = ? WHERE id IN (
+				SELECT id FROM sim_receipts WHERE due_at <= ? ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED)
+			RETURNING id, receipts`, until, now, limit).Scan(&rows).Error
+	} else {
+		err = x.s.Tx(ctx, func(tx *Store) error {
+			if err := tx.q(ctx).Where("due_at <= ?", now).Order("due_at").Limit(limit).Find(&rows).Error; err != nil || len(rows) == 0 {
+				return err
+			}
+			ids := make([]int64, len(rows))
+			for i, r := range rows {
+				ids[i] = r.ID
+			}
+			return tx.q(ctx).Model(&simReceipts{}).Where("id IN ?", ids).Update("due_at", until).Error
+		})
+	}
+	if err != nil {
+		return nil, translate(err, "claim sim receipts")
+	}
+	out := make([]sim.OwedReceipts, len(rows))
+	for i, r := range rows {
+		out[i].ID = r.ID
+		if err := json.Unmarshal([]byte(r.Receipts), &out[i].Receipts); err != nil {
+			return nil, fmt.Errorf("store: sim receipts %d: %w", r.ID, err)
+		}
+	}
+	return out, nil
 }
 
 // addToOutbox inserts rows into the outbox, skipping references stored already, and returns the
@@ -284,11 +350,6 @@ func scanOutboxRefs(rs *sql.Rows, err error) ([]simOutbox, error) {
 		out = append(out, r)
 	}
 	return out, rs.Err()
-}
-
-// ForgetJob deletes a job of AddToOutbox that has not run yet (see sim.Store).
-func (x *SimStore) ForgetJob(ctx context.Context, id int64) error {
-	return x.s.deleteWaitingJob(ctx, id)
 }
 
 // Outbox lists the outbox oldest first, only to one number when to is not empty.

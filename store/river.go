@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,36 +17,6 @@ import (
 // reads them. River owns the schema: river_test.go compares each row written here with the one
 // River's own insert writes for the same job, on SQLite and PostgreSQL, so that a River upgrade
 // that changes what its insert writes fails a spec before it reaches a database.
-
-// insertJobWithID enqueues one job inside the transaction tx and returns its id.
-func (s *Store) insertJobWithID(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (int64, error) {
-	tx := sqlTx(s.db)
-	if tx == nil {
-		return 0, errors.New("store: insertJobWithID needs a transaction")
-	}
-	if s.dialect == Postgres {
-		if rows, ok := plainJobs([]river.InsertManyParams{{Args: args, InsertOpts: opts}}, time.Now()); ok {
-			var sb strings.Builder
-			qargs := appendPlainJobs(&sb, nil, rows, true)
-			var id int64
-			if err := tx.QueryRowContext(ctx, sb.String()+" RETURNING id", qargs...).Scan(&id); err != nil {
-				return 0, fmt.Errorf("store: insert job: %w", err)
-			}
-			return id, nil
-		}
-	}
-	res, err := s.jobs.InsertTx(ctx, tx, args, opts)
-	if err != nil {
-		return 0, fmt.Errorf("store: insert job: %w", err)
-	}
-	return res.Job.ID, nil
-}
-
-// deleteWaitingJob deletes a job that is scheduled or available, not yet running.
-func (s *Store) deleteWaitingJob(ctx context.Context, id int64) error {
-	err := s.q(ctx).Exec(`DELETE FROM river_job WHERE id = ? AND state IN ('scheduled', 'available')`, id).Error
-	return translate(err, "delete job")
-}
 
 // plainJob is a row of river_job as River's insert writes it for a job without unique options,
 // tags or metadata.
@@ -109,7 +77,7 @@ func (s *Store) insertPlainJobs(ctx context.Context, jobs []plainJob) error {
 	for len(jobs) > 0 {
 		n := min(len(jobs), perStatement)
 		var sb strings.Builder
-		args := appendPlainJobs(&sb, make([]any, 0, 7*n), jobs[:n], false)
+		args := appendPlainJobs(&sb, make([]any, 0, 7*n), jobs[:n])
 		if err := s.q(ctx).Exec(sb.String(), args...).Error; err != nil {
 			return fmt.Errorf("store: insert %d jobs: %w", n, err)
 		}
@@ -121,9 +89,9 @@ func (s *Store) insertPlainJobs(ctx context.Context, jobs []plainJob) error {
 // plainJobCasts are the casts of appendPlainJobs' parameters, in its column order.
 var plainJobCasts = [7]string{"::jsonb", "", "", "", "", "", "::river_job_state"}
 
-// appendPlainJobs writes the INSERT of jobs into sb and returns args with its parameters: gorm's
-// ? placeholders, or $n when numbered (n counting on from the parameters already in args).
-func appendPlainJobs(sb *strings.Builder, args []any, jobs []plainJob, numbered bool) []any {
+// appendPlainJobs writes the INSERT of jobs into sb, with gorm's ? placeholders, and returns args
+// with its parameters.
+func appendPlainJobs(sb *strings.Builder, args []any, jobs []plainJob) []any {
 	sb.WriteString("INSERT INTO river_job (args, kind, max_attempts, priority, queue, scheduled_at, state) VALUES ")
 	for i, j := range jobs {
 		if i > 0 {
@@ -134,11 +102,7 @@ func appendPlainJobs(sb *strings.Builder, args []any, jobs []plainJob, numbered 
 			if k > 0 {
 				sb.WriteString(", ")
 			}
-			if numbered {
-				sb.WriteString("$" + strconv.Itoa(len(args)+1))
-			} else {
-				sb.WriteString("?")
-			}
+			sb.WriteString("?")
 			sb.WriteString(plainJobCasts[k])
 			args = append(args, v)
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/switchboard/switchboard/store"
 )
@@ -120,30 +119,20 @@ var _ = Describe("Writes into River's table", func() {
 	DescribeTable("the store's insert writes the row River's insert writes",
 		func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) {
 
-			// The store's two hand-written inserts (PostgreSQL; on SQLite both go through River):
-			// the batch insert of InsertJobs and the carrier simulator's single insert with its id.
-			var ours []int64
-			for _, withID := range []bool{false, true} {
-				Expect(st.Tx(ctx, func(tx *store.Store) error {
-					if withID {
-						id, err := tx.InsertJobWithID(ctx, args, opts)
-						ours = append(ours, id)
-						return err
-					}
-					before := lastJob(ctx, st, args.Kind())
-					if err := tx.InsertJobs(ctx, []river.InsertManyParams{{Args: args, InsertOpts: opts}}); err != nil {
-						return err
-					}
-					id := lastJob(ctx, tx, args.Kind())
-					Expect(id).To(BeNumerically(">", before))
-					ours = append(ours, id)
-					return nil
-				})).To(Succeed())
-			}
+			// The store's hand-written insert (PostgreSQL; on SQLite it goes through River): the
+			// batch insert of InsertJobs.
+			var ours int64
+			Expect(st.Tx(ctx, func(tx *store.Store) error {
+				before := lastJob(ctx, st, args.Kind())
+				if err := tx.InsertJobs(ctx, []river.InsertManyParams{{Args: args, InsertOpts: opts}}); err != nil {
+					return err
+				}
+				ours = lastJob(ctx, tx, args.Kind())
+				Expect(ours).To(BeNumerically(">", before))
+				return nil
+			})).To(Succeed())
 			theirs := jobRow(ctx, riverInsert(ctx, args, opts))
-			for _, id := range ours {
-				expectSameRow(jobRow(ctx, id), theirs)
-			}
+			expectSameRow(jobRow(ctx, ours), theirs)
 		},
 		Entry("with River's defaults", rowArgs{N: 1}, nil),
 		Entry("with the args' own options", rowOptsArgs{N: 2}, nil),
@@ -151,30 +140,6 @@ var _ = Describe("Writes into River's table", func() {
 			&river.InsertOpts{Queue: "store_test_other", MaxAttempts: 3, Priority: 4}),
 		Entry("scheduled for later", rowArgs{N: 4}, &river.InsertOpts{ScheduledAt: later}),
 	)
-
-	It("deletes a waiting job as River's delete does, and leaves a running one alone as River does", func(ctx context.Context) {
-		job := func() int64 { return riverInsert(ctx, rowArgs{N: 5}, nil) }
-		exists := func(id int64) bool {
-			var n int
-			Expect(db.QueryRowContext(ctx, "SELECT COUNT(*) FROM river_job WHERE id = "+fmt.Sprint(id)).Scan(&n)).To(Succeed())
-			return n == 1
-		}
-		ours, theirs := job(), job()
-		Expect(st.Tx(ctx, func(tx *store.Store) error { return tx.DeleteWaitingJob(ctx, ours) })).To(Succeed())
-		_, err := rc.JobDelete(ctx, theirs)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(exists(ours)).To(BeFalse())
-		Expect(exists(theirs)).To(BeFalse())
-
-		ours, theirs = job(), job()
-		_, err = db.ExecContext(ctx, fmt.Sprintf("UPDATE river_job SET state = 'running', attempt = 1 WHERE id IN (%d, %d)", ours, theirs))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(st.Tx(ctx, func(tx *store.Store) error { return tx.DeleteWaitingJob(ctx, ours) })).To(Succeed())
-		_, err = rc.JobDelete(ctx, theirs)
-		Expect(err).To(MatchError(rivertype.ErrJobRunning))
-		Expect(exists(ours)).To(BeTrue())
-		Expect(exists(theirs)).To(BeTrue())
-	})
 })
 
 // lastJob is the id of the newest job of a kind, 0 when there is none.

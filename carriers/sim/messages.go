@@ -64,12 +64,53 @@ type OutboxEntry struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// receiptArgs is a message's fate; alone, the job that reports it after the simulated latency.
-type receiptArgs struct {
-	Reference string `json:"reference"`
-	CarrierID string `json:"carrier_id"`
-	Outcome   string `json:"outcome"`
+// The receipts: the process that accepted a batch of submissions reports their receipts itself
+// after the simulated latency, from a timer. So that a receipt survives the end of that process,
+// the batch's receipts are kept in the database (sim_receipts), in the transaction that puts the
+// messages into the outbox, due ReceiptGrace after the latency; once reported, they are forgotten
+// (deleted), with the other batches reported within forgetDelay, in one statement. The sweep that
+// every serving instance runs (Start) reports the kept receipts that came due: only those of a
+// process that ended before it reported them, or whose report failed, are still kept by then. A
+// receipt is thus reported at least once, and twice only when a process ends between its report
+// and its forgetting, or when its report outlasts the grace; the core ignores a receipt it has
+// recorded already, as with real carriers.
+
+// receiptGrace is how much later than the simulated latency the sweep reports kept receipts, by
+// default (Config.ReceiptGrace).
+const receiptGrace = 10 * time.Second
+
+// forgetDelay is how long reported receipts wait to be forgotten, so that one statement forgets
+// the batches reported meanwhile.
+const forgetDelay = 250 * time.Millisecond
+
+// Sweep: how often it looks for kept receipts that came due, and the most batches of one claim.
+const (
+	sweepEvery = time.Second
+	sweepLimit = 100
+)
+
+// report reports one message's fate.
+func (c *Carrier) report(ctx context.Context, a OwedReceipt) error {
+	rc := &carriers.Receipt{Reference: a.Reference, CarrierID: a.CarrierID, Status: carriers.ReceiptDelivered, At: c.cfg.Now()}
+	if a.Outcome != outcomeDelivered {
+		rc.Status, rc.FailureReason = carriers.ReceiptFailed, a.Outcome
+	}
+	return c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Receipt: rc})
 }
+
+// reportAll reports receipts at once, so that the core records them together.
+func (c *Carrier) reportAll(ctx context.Context, rs []OwedReceipt) error {
+	errs := make([]error, len(rs))
+	var wg sync.WaitGroup
+	for i, a := range rs {
+		wg.Go(func() { errs[i] = c.report(ctx, a) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// receiptArgs is the job of one receipt that earlier releases enqueued.
+type receiptArgs OwedReceipt
 
 // Kind names the job.
 func (receiptArgs) Kind() string { return "sim_receipt" }
@@ -80,13 +121,13 @@ type receiptWorker struct {
 }
 
 func (w *receiptWorker) Work(ctx context.Context, j *river.Job[receiptArgs]) error {
-	return w.c.report(ctx, j.Args)
+	return w.c.report(ctx, OwedReceipt(j.Args))
 }
 
-// receiptsArgs is the job that reports the fates of the messages of one batch of submissions
-// after the simulated latency: one job per batch rather than per message.
+// receiptsArgs is the job of the receipts of one batch of submissions that earlier releases
+// enqueued (they are kept in sim_receipts now).
 type receiptsArgs struct {
-	Receipts []receiptArgs `json:"receipts"`
+	Receipts []OwedReceipt `json:"receipts"`
 }
 
 // Kind names the job.
@@ -97,33 +138,14 @@ type receiptsWorker struct {
 	c *Carrier
 }
 
-// Work reports the receipts at once, so that the core records them together. An error runs
-// them all again: the core ignores a receipt it has recorded already, as with real carriers.
+// Work reports the receipts. An error runs them all again: the core ignores a receipt it has
+// recorded already.
 func (w *receiptsWorker) Work(ctx context.Context, j *river.Job[receiptsArgs]) error {
-	errs := make([]error, len(j.Args.Receipts))
-	var wg sync.WaitGroup
-	for i, a := range j.Args.Receipts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = w.c.report(ctx, a)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return w.c.reportAll(ctx, j.Args.Receipts)
 }
 
-// report reports one message's fate.
-func (c *Carrier) report(ctx context.Context, a receiptArgs) error {
-	rc := &carriers.Receipt{Reference: a.Reference, CarrierID: a.CarrierID, Status: carriers.ReceiptDelivered, At: c.cfg.Now()}
-	if a.Outcome != outcomeDelivered {
-		rc.Status, rc.FailureReason = carriers.ReceiptFailed, a.Outcome
-	}
-	return c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Receipt: rc})
-}
-
-// registerMessageWorkers adds the receipt workers (receiptWorker for the jobs of one receipt that
-// earlier releases enqueued).
+// registerMessageWorkers adds the workers of the receipt jobs that earlier releases enqueued, so
+// that those left in a database are reported.
 func (c *Carrier) registerMessageWorkers(w *river.Workers) {
 	river.AddWorker(w, &receiptsWorker{c: c})
 	river.AddWorker(w, &receiptWorker{c: c})
@@ -164,18 +186,14 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	return sub, nil
 }
 
-// receiptGrace is how much later than the simulated latency the receipts' job comes due: it
-// reports them only when the process that accepted the messages ended before it could.
-const receiptGrace = 10 * time.Second
-
-// store puts concurrent submissions in the outbox in one transaction, with the job that reports
-// their receipts should this process end first; this process reports them itself after the
-// simulated latency, then forgets the job. A reference already in the outbox (or twice in the
+// store puts concurrent submissions in the outbox in one transaction, which keeps their receipts
+// should this process end before it reports them; this process reports them itself after the
+// simulated latency, then forgets them. A reference already in the outbox (or twice in the
 // batch) stores nothing and answers with the first submission's carrier id and Duplicate set.
 func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Submission, error) {
 	out := make([]carriers.Submission, len(es))
-	var receipts []receiptArgs
-	jobID, err := c.cfg.Store.AddToOutbox(ctx, es, func(first map[string]string) (river.JobArgs, *river.InsertOpts) {
+	var receipts []OwedReceipt
+	id, err := c.cfg.Store.AddToOutbox(ctx, es, func(first map[string]string) ([]OwedReceipt, time.Time) {
 		receipts = receipts[:0]
 		fresh := map[string]bool{}
 		for i, e := range es {
@@ -187,42 +205,126 @@ func (c *Carrier) store(ctx context.Context, es []*OutboxEntry) ([]carriers.Subm
 			if fresh[e.Reference] = true; e.Outcome == outcomeSilent {
 				continue
 			}
-			receipts = append(receipts, receiptArgs{Reference: e.Reference, CarrierID: cid, Outcome: e.Outcome})
+			receipts = append(receipts, OwedReceipt{Reference: e.Reference, CarrierID: cid, Outcome: e.Outcome})
 		}
-		if len(receipts) == 0 {
-			return nil, nil
-		}
-		return receiptsArgs{Receipts: receipts}, &river.InsertOpts{ScheduledAt: time.Now().Add(max(0, c.cfg.Latency) + receiptGrace)}
+		return receipts, time.Now().Add(max(0, c.cfg.Latency) + c.cfg.ReceiptGrace)
 	})
-	if err == nil && jobID != 0 {
-		c.reportLater(receipts, jobID)
+	if err == nil && id != 0 {
+		c.reportLater(receipts, id)
 	}
 	return out, err
 }
 
-// reportLater reports receipts after the simulated latency, then forgets their job.
-func (c *Carrier) reportLater(rs []receiptArgs, jobID int64) {
+// reportLater reports receipts after the simulated latency, then forgets them (kept under id).
+// Receipts whose report failed stay kept: the sweep reports them again.
+func (c *Carrier) reportLater(rs []OwedReceipt, id int64) {
 	time.AfterFunc(max(0, c.cfg.Latency), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), receiptGrace)
+		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ReceiptGrace)
 		defer cancel()
-		errs := make([]error, len(rs))
-		var wg sync.WaitGroup
-		for i, a := range rs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = c.report(ctx, a)
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			c.cfg.Logger.Debug("sim: receipts not reported; their job reports them", "err", err)
+		if err := c.reportAll(ctx, rs); err != nil {
+			c.cfg.Logger.Debug("sim: receipts not reported; the sweep reports them", "err", err)
 			return
 		}
-		if err := c.cfg.Store.ForgetJob(ctx, jobID); err != nil {
-			c.cfg.Logger.Debug("sim: forget a receipts job", "err", err)
-		}
+		c.forget(id)
 	})
+}
+
+// forget queues kept receipts to be forgotten with the others reported within forgetDelay.
+func (c *Carrier) forget(id int64) {
+	c.mu.Lock()
+	c.reported = append(c.reported, id)
+	first := len(c.reported) == 1
+	c.mu.Unlock()
+	if first {
+		time.AfterFunc(forgetDelay, c.forgetReported)
+	}
+}
+
+// forgetReported forgets the receipts reported since the last time. Those it fails to forget are
+// reported again by the sweep.
+func (c *Carrier) forgetReported() {
+	c.mu.Lock()
+	ids := c.reported
+	c.reported = nil
+	c.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ReceiptGrace)
+	defer cancel()
+	if err := c.cfg.Store.ForgetReceipts(ctx, ids); err != nil {
+		c.cfg.Logger.Debug("sim: forget reported receipts", "err", err)
+	}
+}
+
+// Start starts the sweep, which reports the kept receipts that came due (those of a process
+// that ended before it reported them, or whose report failed), until Close. An instance that
+// serves starts it; operator commands do not. Calling it again does nothing.
+func (c *Carrier) Start() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sweeper != nil {
+		return
+	}
+	r, ctx, draining := kit.NewRunner(context.Background(), true)
+	c.sweeper = r
+	r.Go(func() { c.sweep(ctx, draining) })
+}
+
+// Close stops the sweep (the claim or report in flight ends first) and forgets the receipts
+// reported so far.
+func (c *Carrier) Close() error {
+	c.mu.Lock()
+	r := c.sweeper
+	c.mu.Unlock()
+	var err error
+	if r != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ReceiptGrace)
+		defer cancel()
+		err = r.Stop(ctx)
+	}
+	c.forgetReported()
+	return err
+}
+
+// sweep reports kept receipts that came due, every sweepEvery (at once again after a full claim).
+func (c *Carrier) sweep(ctx context.Context, draining <-chan struct{}) {
+	backoff := sweepEvery
+	for !kit.Stopping(ctx, draining) {
+		now := time.Now()
+		claimed, err := c.cfg.Store.ClaimReceipts(ctx, now, now.Add(c.cfg.ReceiptGrace), sweepLimit)
+		if err != nil {
+			backoff = kit.ClaimFailed(ctx, draining, c.cfg.Logger, "sim: claim due receipts", err, backoff)
+			continue
+		}
+		backoff = sweepEvery
+		reported := make([]bool, len(claimed))
+		var wg sync.WaitGroup
+		for i, b := range claimed {
+			wg.Go(func() {
+				if err := c.reportAll(ctx, b.Receipts); err != nil {
+					c.cfg.Logger.Warn("sim: report due receipts; they are reported again later", "err", err)
+					return
+				}
+				reported[i] = true
+			})
+		}
+		wg.Wait()
+		var done []int64
+		for i, b := range claimed {
+			if reported[i] {
+				done = append(done, b.ID)
+			}
+		}
+		if len(done) > 0 {
+			if err := c.cfg.Store.ForgetReceipts(ctx, done); err != nil {
+				c.cfg.Logger.Warn("sim: forget reported receipts", "err", err)
+			}
+		}
+		if len(claimed) < sweepLimit {
+			kit.Sleep(ctx, draining, nil, nil, sweepEvery)
+		}
+	}
 }
 
 // Inbound injects a message from a handset (From) to one of our numbers (To), as a carrier

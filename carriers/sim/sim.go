@@ -39,6 +39,10 @@ type Config struct {
 	// Latency is how long after a submission its delivery receipt arrives. Defaults to 500 ms;
 	// negative means at once.
 	Latency time.Duration
+	// ReceiptGrace is how much later than Latency the sweep of any started instance (Start)
+	// reports a receipt that the process which accepted the message did not report: it ended
+	// first, or its report failed. Defaults to 10 s.
+	ReceiptGrace time.Duration
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// Logger defaults to slog.Default().
@@ -52,6 +56,10 @@ type Carrier struct {
 	mu sync.Mutex
 	// flaky counts the submissions of each reference to FlakyNumber.
 	flaky map[string]int
+	// reported are the ids of kept receipts reported and not yet forgotten.
+	reported []int64
+	// sweeper runs the sweep once started.
+	sweeper *kit.Runner
 	// submits stores concurrent submissions in one transaction.
 	submits *kit.Batcher[*OutboxEntry, carriers.Submission]
 }
@@ -66,6 +74,9 @@ func New(cfg Config) (*Carrier, error) {
 	}
 	if cfg.Latency == 0 {
 		cfg.Latency = 500 * time.Millisecond
+	}
+	if cfg.ReceiptGrace <= 0 {
+		cfg.ReceiptGrace = receiptGrace
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

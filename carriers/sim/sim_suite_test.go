@@ -33,6 +33,13 @@ func TestSim(t *testing.T) {
 // reviewDelay is how long the simulator takes to review a campaign in the suite.
 const reviewDelay = 100 * time.Millisecond
 
+// receiptGrace is how much later than its latency a receipt that the accepting process did not
+// report is reported by the sweep, in the suite.
+const receiptGrace = 5 * time.Second
+
+// quiet is the suite's logger.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
 var (
 	st      *store.Store
 	reports *carriertest.Recorder
@@ -70,9 +77,11 @@ var _ = BeforeSuite(func(ctx context.Context) {
 	DeferCleanup(cleanup)
 	reports = carriertest.NewRecorder()
 	simStore = &pausableStore{Store: st.Sim()}
-	carrier, err = sim.New(sim.Config{Store: simStore, Reporter: reports, ReviewDelay: reviewDelay,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	carrier, err = sim.New(sim.Config{Store: simStore, Reporter: reports, ReviewDelay: reviewDelay, ReceiptGrace: receiptGrace,
+		Logger: quiet})
 	Expect(err).NotTo(HaveOccurred())
+	carrier.Start()
+	DeferCleanup(carrier.Close)
 	workers := river.NewWorkers()
 	carrier.Register(workers)
 	// The workers outlive BeforeSuite, whose context ends with it.

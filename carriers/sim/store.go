@@ -38,12 +38,17 @@ type Store interface {
 	// AddToOutbox puts entries into the outbox, except those whose reference is there already, in
 	// one transaction that need not wait for the disk (a submission lost with the database is
 	// submitted again). Within it, then gets the carrier id stored first under each reference and
-	// returns the job to insert with the entries (nil for none); AddToOutbox returns the job's id
-	// (0 for none).
-	AddToOutbox(ctx context.Context, entries []*OutboxEntry, then func(first map[string]string) (river.JobArgs, *river.InsertOpts)) (int64, error)
-	// ForgetJob deletes a job inserted by AddToOutbox that has not run yet: its work was done
-	// another way. A job that ran, or runs, is no error.
-	ForgetJob(ctx context.Context, id int64) error
+	// returns the receipts the entries owe and when they are due (none: nothing is kept), which
+	// are kept in the same transaction (see ClaimReceipts); AddToOutbox returns their id (0 for
+	// none).
+	AddToOutbox(ctx context.Context, entries []*OutboxEntry, then func(first map[string]string) ([]OwedReceipt, time.Time)) (int64, error)
+	// ForgetReceipts deletes receipts kept by AddToOutbox: they were reported. Ids that are gone
+	// are no error.
+	ForgetReceipts(ctx context.Context, ids []int64) error
+	// ClaimReceipts returns up to limit batches of kept receipts that were due at now, oldest
+	// due first, and makes each due again at until, so that no other claim takes them meanwhile;
+	// on PostgreSQL, concurrent claims (of this or another instance) skip each other's rows.
+	ClaimReceipts(ctx context.Context, now, until time.Time, limit int) ([]OwedReceipts, error)
 	// Outbox lists the outbox oldest first, only the messages to one number when to is not empty.
 	Outbox(ctx context.Context, to string) ([]OutboxEntry, error)
 }
@@ -58,4 +63,18 @@ type Review struct {
 	SubmittedAt time.Time
 	// DecidedAt is set once the verdict has been reported.
 	DecidedAt *time.Time
+}
+
+// OwedReceipt is the receipt a message accepted into the outbox owes: its fate.
+type OwedReceipt struct {
+	Reference string `json:"reference"`
+	CarrierID string `json:"carrier_id"`
+	// Outcome is delivered or a failure reason.
+	Outcome string `json:"outcome"`
+}
+
+// OwedReceipts are the receipts of one batch of submissions that AddToOutbox kept.
+type OwedReceipts struct {
+	ID       int64
+	Receipts []OwedReceipt
 }

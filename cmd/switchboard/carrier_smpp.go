@@ -73,15 +73,26 @@ func smppOf(core *service.Core) *smpp.Carrier {
 	return nil
 }
 
-// startCarriers starts the adapters that hold a connection of their own (the SMPP bind) and
-// returns what stops them; serve calls it after its job workers have stopped.
+// startCarriers starts the adapters that run in the background while an instance serves (the
+// SMPP bind, the simulator's sweep of receipts owed by ended processes) and returns what stops
+// them; serve calls it after its job workers have stopped. Operator commands start none.
 func startCarriers(core *service.Core) (stop func()) {
-	c := smppOf(core)
-	if c == nil {
-		return func() {}
+	type background interface {
+		Start()
+		Close() error
 	}
-	c.Start()
-	return func() { _ = c.Close() }
+	var started []background
+	for _, a := range core.Carriers.All() {
+		if b, ok := a.(background); ok {
+			b.Start()
+			started = append(started, b)
+		}
+	}
+	return func() {
+		for _, b := range started {
+			_ = b.Close()
+		}
+	}
 }
 
 // carrierCollectors are the metrics of the adapters that hold a connection: the SMPP bind's
