@@ -185,10 +185,10 @@ func (a *eventArrays) args(at time.Time) []any {
 // events from parameters $first on (see eventArrays.args), keeping those that filter (a WHERE on
 // ev, or "") lets through; e inserts them; p pairs each with the enabled endpoints of its project
 // subscribed to its type (an endpoint's events list is comma-separated, empty for all); d inserts
-// a pending delivery per pair, due at once, named by the event's delivery ids. An event with more
-// endpoints than ids stops the statement with a division by zero (SQLSTATE 22012) before anything
-// is written, and execEventsPG runs it again with more ids. The statement that uses them ends with
-// eventsGuard.
+// a pending delivery per pair, due at once, named by the event's delivery ids, and dwq puts it in
+// the webhook queue. An event with more endpoints than ids stops the statement with a division by
+// zero (SQLSTATE 22012) before anything is written, and execEventsPG runs it again with more ids.
+// The statement that uses them ends with eventsGuard.
 func eventsFanout(first, slots int, filter string) string {
 	var sb strings.Builder
 	p := func(cast string) string {
@@ -214,7 +214,8 @@ func eventsFanout(first, slots int, filter string) string {
 		d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status, attempts,
 				next_attempt_at, created_at, updated_at)
 			SELECT delivery_id, project_id, endpoint_id, event_id, event_type, 'pending', 0, %[4]s, %[4]s, %[4]s
-			FROM p WHERE delivery_id IS NOT NULL RETURNING endpoint_id)
+			FROM p WHERE delivery_id IS NOT NULL RETURNING id, endpoint_id, event_id),
+		dwq AS (INSERT INTO webhook_queue (delivery_id, due_at, endpoint_id, event_id) SELECT id, %[4]s, endpoint_id, event_id FROM d)
 		`, strings.Join(cols, ", "), filter, strings.Join(refs, ", "), at)
 	return sb.String()
 }

@@ -1,12 +1,15 @@
 package store
 
-// SetTidyOutboundEvery changes how many rows leave the outbound queue between two VACUUMs of it,
-// for a spec; it returns the function that restores the setting.
-func SetTidyOutboundEvery(n int64) (restore func()) {
-	was := tidyOutboundEvery
-	tidyOutboundEvery = n
-	return func() { tidyOutboundEvery = was }
+// SetTidyQueueEvery changes how many rows leave a queue (outbound_queue, webhook_queue) between
+// two VACUUMs of it, for a spec; it returns the function that restores the setting.
+func SetTidyQueueEvery(n int64) (restore func()) {
+	was := tidyQueueEvery
+	tidyQueueEvery = n
+	return func() { tidyQueueEvery = was }
 }
 
 // OutboundVacuums counts the VACUUMs of the outbound queue this store has run.
-func (s *Store) OutboundVacuums() int64 { return s.tidy.done.Load() }
+func (s *Store) OutboundVacuums() int64 { return s.tidy.outbound.done.Load() }
+
+// WebhookVacuums counts the VACUUMs of the webhook queue this store has run.
+func (s *Store) WebhookVacuums() int64 { return s.tidy.webhooks.done.Load() }

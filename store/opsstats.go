@@ -62,9 +62,11 @@ func (s *Store) OperatorStats(ctx context.Context, since time.Time) (*OperatorSt
 		GROUP BY q.name ORDER BY q.name`).Scan(&out.Queues).Error; err != nil {
 		return nil, fmt.Errorf("store: queue backlog: %w", err)
 	}
-	if err := s.q(ctx).Raw(`SELECT endpoint_id, MIN(project_id) AS project_id, COUNT(*) AS pending, `+
-		s.secondsSince("MIN(created_at)")+` AS oldest_seconds
-		FROM webhook_deliveries WHERE status = ? GROUP BY endpoint_id ORDER BY endpoint_id`, DeliveryPending).
+	// The pending deliveries are those of the webhook queue.
+	if err := s.q(ctx).Raw(`SELECT d.endpoint_id, MIN(d.project_id) AS project_id, COUNT(*) AS pending, `+
+		s.secondsSince("MIN(d.created_at)")+` AS oldest_seconds
+		FROM webhook_queue q JOIN webhook_deliveries d ON d.id = q.delivery_id
+		WHERE d.status = ? GROUP BY d.endpoint_id ORDER BY d.endpoint_id`, DeliveryPending).
 		Scan(&out.Webhooks).Error; err != nil {
 		return nil, fmt.Errorf("store: webhook backlog: %w", err)
 	}

@@ -67,12 +67,33 @@ var _ = Describe("Queues", func() {
 		})).To(Succeed())
 		return m
 	}
+	// delivery stores an event with a pending delivery to a new endpoint of the project.
+	delivery := func() *store.WebhookDelivery {
+		e := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project, URL: "https://hooks.example/d",
+			Secret: "whsec_d", Enabled: true, CreatedAt: now, UpdatedAt: now}
+		Expect(st.CreateWebhookEndpoint(ctx, e)).To(Succeed())
+		var d *store.WebhookDelivery
+		Expect(st.Tx(ctx, func(tx *store.Store) error {
+			ev, err := store.NewEvent(project, account, "message.sent", map[string]string{"id": "msg_x"})
+			if err != nil {
+				return err
+			}
+			d, err = tx.InsertEventFor(ctx, &ev, e.ID)
+			return err
+		})).To(Succeed())
+		return d
+	}
+	webhookQueue := func() int64 {
+		var n int64
+		Expect(st.DB().Raw("SELECT COUNT(*) FROM webhook_queue").Scan(&n).Error).To(Succeed())
+		return n
+	}
 	criteria := func(at time.Time) store.OutboundCriteria {
 		return store.OutboundCriteria{Now: at, Limit: 10, Lease: time.Minute, Unpaced: []string{"local"}, Expiry: 24 * time.Hour}
 	}
 	dueAt := func(table, key, id string) time.Time {
 		var at []time.Time
-		col := map[string]string{"outbound_queue": "due_at", "webhook_deliveries": "next_attempt_at"}[table]
+		col := map[string]string{"outbound_queue": "due_at", "webhook_queue": "due_at", "webhook_deliveries": "next_attempt_at"}[table]
 		Expect(st.DB().Raw("SELECT "+col+" FROM "+table+" WHERE "+key+" = ?", id).Scan(&at).Error).To(Succeed())
 		Expect(at).To(HaveLen(1))
 		return at[0].UTC()
@@ -127,7 +148,7 @@ var _ = Describe("Queues", func() {
 	})
 
 	It("vacuum the outbound queue on PostgreSQL once enough rows have left it, so that claims do not walk past deleted rows", func() {
-		DeferCleanup(store.SetTidyOutboundEvery(3))
+		DeferCleanup(store.SetTidyQueueEvery(3))
 		var sent []store.Sent
 		for range 4 {
 			sent = append(sent, store.Sent{ID: message(store.DirectionOutbound, "").ID})
@@ -151,19 +172,9 @@ var _ = Describe("Queues", func() {
 	})
 
 	It("lease the webhook deliveries they claim until the lease is over or an outcome is recorded", func() {
-		e := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project, URL: "https://hooks.example/q",
-			Secret: "whsec_q", Enabled: true, CreatedAt: now, UpdatedAt: now}
-		Expect(st.CreateWebhookEndpoint(ctx, e)).To(Succeed())
-		var d *store.WebhookDelivery
-		Expect(st.Tx(ctx, func(tx *store.Store) error {
-			ev, err := store.NewEvent(project, account, "message.sent", map[string]string{"id": "msg_x"})
-			if err != nil {
-				return err
-			}
-			d, err = tx.InsertEventFor(ctx, &ev, e.ID)
-			return err
-		})).To(Succeed())
-		due := dueAt("webhook_deliveries", "id", d.ID)
+		d := delivery()
+		due := dueAt("webhook_queue", "delivery_id", d.ID)
+		Expect(dueAt("webhook_deliveries", "id", d.ID)).To(BeTemporally("==", due))
 
 		claim := func(at time.Time) []store.DeliveryWork {
 			works, err := st.ClaimDeliveries(ctx, at, 10, time.Minute)
@@ -173,8 +184,8 @@ var _ = Describe("Queues", func() {
 		first := claim(due.Add(time.Second))
 		Expect(first).To(HaveLen(1))
 		Expect(first[0].Delivery.ID).To(Equal(d.ID))
-		Expect(first[0].Endpoint.ID).To(Equal(e.ID))
-		Expect(dueAt("webhook_deliveries", "id", d.ID)).To(BeTemporally("==", due), "the indexed due time is left as it was")
+		Expect(first[0].Endpoint.ID).To(Equal(d.EndpointID))
+		Expect(dueAt("webhook_queue", "delivery_id", d.ID)).To(BeTemporally("==", due), "the indexed due time is left as it was")
 		Expect(claim(due.Add(30*time.Second))).To(BeEmpty(), "leased")
 		next, err := st.NextDeliveryDue(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -188,12 +199,14 @@ var _ = Describe("Queues", func() {
 		Expect(st.RecordDeliveries(ctx, []store.DeliveryOutcome{{ID: d.ID, Attempts: 1, Status: 500, Error: &msg,
 			State: store.DeliveryPending, NextAttemptAt: &retry}}, due.Add(2*time.Minute))).To(Succeed())
 		Expect(claim(retry.Add(-time.Second))).To(BeEmpty())
+		Expect(dueAt("webhook_deliveries", "id", d.ID)).To(BeTemporally("==", retry), "the API shows the retry's time")
 		retried := claim(retry)
 		Expect(retried).To(HaveLen(1))
 		Expect(retried[0].Delivery.Attempts).To(Equal(1))
 
 		// A deferral ends it too.
 		Expect(st.DeferDeliveries(ctx, []string{d.ID}, retry.Add(time.Second))).To(Succeed())
+		Expect(dueAt("webhook_deliveries", "id", d.ID)).To(BeTemporally("==", retry.Add(time.Second)))
 		Expect(claim(retry.Add(time.Second))).To(HaveLen(1))
 
 		Expect(st.RecordDeliveries(ctx, []store.DeliveryOutcome{{ID: d.ID, Attempts: 2, Status: 204,
@@ -206,6 +219,61 @@ var _ = Describe("Queues", func() {
 		next, err = st.NextDeliveryDue(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(next).To(BeNil())
+		Expect(webhookQueue()).To(BeZero(), "a delivery that ended left the queue")
+
+		// A deliverer whose lease ran out records its outcome after another's: the delivery keeps
+		// the first, and is not in the queue again.
+		Expect(st.RecordDeliveries(ctx, []store.DeliveryOutcome{{ID: d.ID, Attempts: 3, Status: 500, Error: &msg,
+			State: store.DeliveryPending, NextAttemptAt: &retry}}, retry.Add(3*time.Second))).To(Succeed())
+		got, err = st.GetWebhookDelivery(ctx, d.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status).To(Equal(store.DeliverySucceeded))
+		Expect(got.Attempts).To(Equal(2))
+		Expect(webhookQueue()).To(BeZero())
+	})
+
+	It("take a delivery out of the webhook queue when its outcome ends it, even one recorded second", func() {
+		d1, d2 := delivery(), delivery()
+		Expect(webhookQueue()).To(BeEquivalentTo(2))
+		Expect(st.ClaimDeliveries(ctx, now.Add(time.Second), 10, time.Minute)).To(HaveLen(2))
+		// Something ended the first delivery without its deliverer (an operator's update).
+		Expect(st.UpdateWebhookDelivery(ctx, d1.ID, map[string]any{"status": store.DeliveryFailed})).To(Succeed())
+		Expect(webhookQueue()).To(BeEquivalentTo(1))
+		// Its deliverer's late outcome is dropped, and so is the queue row of the second.
+		Expect(st.RecordDeliveries(ctx, []store.DeliveryOutcome{{ID: d1.ID, Attempts: 1, Status: 204, State: store.DeliverySucceeded},
+			{ID: d2.ID, Attempts: 1, Status: 204, State: store.DeliverySucceeded}}, now.Add(2*time.Second))).To(Succeed())
+		got, err := st.GetWebhookDelivery(ctx, d1.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status).To(Equal(store.DeliveryFailed))
+		got, err = st.GetWebhookDelivery(ctx, d2.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status).To(Equal(store.DeliverySucceeded))
+		Expect(got.DeliveredAt).NotTo(BeNil())
+		Expect(webhookQueue()).To(BeZero())
+	})
+
+	It("vacuum the webhook queue on PostgreSQL once enough rows have left it", func() {
+		DeferCleanup(store.SetTidyQueueEvery(3))
+		var outs []store.DeliveryOutcome
+		for range 4 {
+			outs = append(outs, store.DeliveryOutcome{ID: delivery().ID, Attempts: 1, Status: 200, State: store.DeliverySucceeded})
+		}
+		Expect(st.RecordDeliveries(ctx, outs[:2], now)).To(Succeed())
+		Expect(st.WebhookVacuums()).To(BeZero(), "2 rows left, fewer than 3")
+		Expect(st.RecordDeliveries(ctx, outs[2:], now)).To(Succeed())
+		Expect(webhookQueue()).To(BeZero())
+		if st.Dialect() != store.Postgres {
+			Consistently(st.WebhookVacuums).Within(200 * time.Millisecond).Should(BeZero())
+			return
+		}
+		Eventually(st.WebhookVacuums).Within(10 * time.Second).Should(BeEquivalentTo(1))
+		// (The count of dead rows is not checked: the deleting backend may report its deletes
+		// after the VACUUM reported none left.)
+		var vacuums []int64
+		Eventually(func() []int64 {
+			Expect(st.DB().Raw(`SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'webhook_queue'`).Scan(&vacuums).Error).To(Succeed())
+			return vacuums
+		}).Within(10 * time.Second).Should(Equal([]int64{1}))
 	})
 
 	It("keep an inbound message unique by its carrier's id, which an outbound message may share", func() {

@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -179,9 +181,10 @@ var _ = Describe("Events", func() {
 		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ?`, other.ID).
 			Scan(&deliveries).Error).To(Succeed())
 		Expect(deliveries).To(BeZero(), "an endpoint gets only the types it subscribed to")
-		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM webhook_deliveries WHERE project_id = ? AND status = 'pending'
-			AND next_attempt_at IS NOT NULL`, p.ID).Scan(&deliveries).Error).To(Succeed())
-		Expect(deliveries).To(BeEquivalentTo(1500), "every delivery is due, in its own queue")
+		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM webhook_deliveries d JOIN webhook_queue q ON q.delivery_id = d.id
+			WHERE d.project_id = ? AND d.status = 'pending' AND d.next_attempt_at IS NOT NULL AND q.due_at <= ?`, p.ID, time.Now()).
+			Scan(&deliveries).Error).To(Succeed())
+		Expect(deliveries).To(BeEquivalentTo(1500), "every delivery is due, in the webhook queue")
 		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM river_job WHERE kind = 'webhook_delivery'`).Scan(&jobs).Error).To(Succeed())
 		Expect(jobs).To(BeZero(), "no job per delivery")
 	})
@@ -237,5 +240,9 @@ var _ = Describe("Events", func() {
 			Expect(d.NextAttemptAt).NotTo(BeNil(), "delivery %s is due", d.ID)
 			Expect(*d.NextAttemptAt).To(BeTemporally("<=", time.Now()))
 		}
+		var queued int64
+		Expect(st.DB().WithContext(ctx).Raw(`SELECT COUNT(*) FROM webhook_queue WHERE delivery_id IN ? AND due_at <= ?`,
+			slices.Collect(maps.Keys(ids)), time.Now()).Scan(&queued).Error).To(Succeed())
+		Expect(queued).To(BeEquivalentTo(16), "every delivery is due in the webhook queue")
 	})
 })

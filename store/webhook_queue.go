@@ -7,14 +7,20 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The webhook deliveries are their own queue: a pending delivery is due at its next_attempt_at
-// (index webhook_deliveries_due) unless it is leased. A deliverer claims due deliveries in
-// batches, with their endpoints and events: the claim leases them until the end of a lease
-// (leased_until), so that a deliverer that dies mid-attempt leaves the delivery to be attempted
-// again once the lease is over (deliveries are at least once). No index covers leased_until, so
-// on PostgreSQL the claim's update is heap-only (next_attempt_at, which the due index holds,
-// keeps its value). The outcomes of a batch of attempts are recorded in one statement, which
-// ends their leases.
+// The pending webhook deliveries have their own queue, webhook_queue (as outbound messages have
+// outbound_queue): a row per delivery that still has an attempt to make, written with the
+// delivery (InsertWebhookDeliveries, and the fan-out of events in eventsFanout), due at due_at
+// unless a claim leases it. The row names the delivery's endpoint and event and counts its
+// attempts, so that a claim on PostgreSQL does not look the delivery up. A deliverer claims due
+// rows in batches, with their endpoints and events: the claim leases them until the end of a
+// lease (leased_until), so that a deliverer that dies mid-attempt leaves the delivery to be
+// attempted again once the lease is over (deliveries are at least once). No index covers
+// leased_until, so on PostgreSQL the claim's update is heap-only. The outcomes of a batch of
+// attempts are recorded in one statement, which takes the ended deliveries out of the queue and
+// makes a retried one due at its next attempt; with no index on the delivery's status, its update
+// can be heap-only too. The queue holds only the deliveries still to make, and the store vacuums
+// it once enough rows have left it (queue_tidy.go), so that a claim does not read past the index
+// entries of deliveries that ended. The delivery keeps its next_attempt_at for the API to show.
 
 // ClaimDeliveries claims up to limit due pending deliveries, oldest due first, for lease, and
 // returns them with their endpoints and events in delivery id order. On PostgreSQL it is one
@@ -25,14 +31,14 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 		var out []DeliveryWork
 		err := s.Tx(ctx, func(tx *Store) error {
 			var ids []string
-			if err := tx.q(ctx).Raw(`SELECT id FROM webhook_deliveries WHERE status = ? AND next_attempt_at <= ? AND `+notLeased+`
-				ORDER BY next_attempt_at LIMIT ?`, DeliveryPending, now, now, limit).Scan(&ids).Error; err != nil {
+			if err := tx.q(ctx).Raw(`SELECT delivery_id FROM webhook_queue WHERE due_at <= ? AND `+notLeased+`
+				ORDER BY due_at LIMIT ?`, now, now, limit).Scan(&ids).Error; err != nil {
 				return translate(err, "claim webhook deliveries")
 			}
 			if len(ids) == 0 {
 				return nil
 			}
-			if err := tx.q(ctx).Exec(`UPDATE webhook_deliveries SET leased_until = ? WHERE id IN ?`, now.Add(lease), ids).Error; err != nil {
+			if err := tx.q(ctx).Exec(`UPDATE webhook_queue SET leased_until = ? WHERE delivery_id IN ?`, now.Add(lease), ids).Error; err != nil {
 				return translate(err, "lease webhook deliveries")
 			}
 			works, err := tx.DeliveryWorks(ctx, ids)
@@ -48,17 +54,18 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 		})
 		return out, err
 	}
+	// The lease's update finds each row by the ctid its locking select returned (the row cannot
+	// move while this statement holds its lock): one page read rather than an index walk.
 	q := `WITH q AS (
-			SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
-				AND (leased_until IS NULL OR leased_until <= $1)
-			ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
+			SELECT ctid FROM webhook_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+			ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
 		), l AS (
-			UPDATE webhook_deliveries d SET leased_until = $3 FROM q WHERE d.id = q.id
-			RETURNING d.id, d.status, d.attempts, d.endpoint_id, d.event_id
+			UPDATE webhook_queue w SET leased_until = $3 FROM q WHERE w.ctid = q.ctid
+			RETURNING w.delivery_id, w.attempts, w.endpoint_id, w.event_id
 		)
-		SELECT l.id, l.status, l.attempts, e.id, e.project_id, e.url, e.secret, e.previous_secret, e.previous_secret_until,
+		SELECT l.delivery_id, l.attempts, e.id, e.project_id, e.url, e.secret, e.previous_secret, e.previous_secret_until,
 			e.enabled, e.failing_since, v.id, v.project_id, v.account_id, v.type, v.data, v.created_at, v.traceparent
-		FROM l JOIN webhook_endpoints e ON e.id = l.endpoint_id JOIN events v ON v.id = l.event_id ORDER BY l.id`
+		FROM l JOIN webhook_endpoints e ON e.id = l.endpoint_id JOIN events v ON v.id = l.event_id ORDER BY l.delivery_id`
 	var out []DeliveryWork
 	err := s.pgxConn(ctx, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, q, now, limit, now.Add(lease))
@@ -69,12 +76,12 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 		for rows.Next() {
 			var w DeliveryWork
 			d, e, v := &w.Delivery, &w.Endpoint, &w.Event
-			if err := rows.Scan(&d.ID, &d.Status, &d.Attempts, &e.ID, &e.ProjectID, &e.URL, &e.Secret, &e.PreviousSecret,
+			if err := rows.Scan(&d.ID, &d.Attempts, &e.ID, &e.ProjectID, &e.URL, &e.Secret, &e.PreviousSecret,
 				&e.PreviousSecretUntil, &e.Enabled, &e.FailingSince, &v.ID, &v.ProjectID, &v.AccountID, &v.Type, &v.Data,
 				&v.CreatedAt, &v.Traceparent); err != nil {
 				return err
 			}
-			d.ProjectID, d.EndpointID, d.EventID, d.EventType = v.ProjectID, e.ID, v.ID, v.Type
+			d.ProjectID, d.EndpointID, d.EventID, d.EventType, d.Status = v.ProjectID, e.ID, v.ID, v.Type, DeliveryPending
 			v.CreatedAt = v.CreatedAt.UTC()
 			out = append(out, w)
 		}
@@ -103,8 +110,10 @@ type DeliveryOutcome struct {
 }
 
 // RecordDeliveries records the outcomes of attempts at at, for deliveries still pending (an
-// outcome that another attempt recorded first is dropped); on PostgreSQL outside a transaction,
-// in one statement.
+// outcome that another attempt recorded first is dropped), and ends their leases: an outcome that
+// ends its delivery (succeeded or failed) takes it out of the queue, whether or not it was the
+// first recorded, and a retry makes it due at its next attempt. On PostgreSQL outside a
+// transaction, in one statement.
 func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at time.Time) error {
 	if len(outs) == 0 {
 		return nil
@@ -112,9 +121,10 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 	at = at.UTC()
 	if s.dialect != Postgres || s.inTx() {
 		return s.Tx(ctx, func(tx *Store) error {
+			left := 0
 			for _, o := range outs {
 				fields := map[string]any{"status": o.State, "attempts": o.Attempts, "last_error": o.Error,
-					"next_attempt_at": o.NextAttemptAt, "leased_until": nil, "updated_at": at}
+					"next_attempt_at": o.NextAttemptAt, "updated_at": at}
 				if o.Status != 0 {
 					fields["last_status"] = o.Status
 				} else if o.Error != nil {
@@ -123,11 +133,29 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 				if o.State == DeliverySucceeded {
 					fields["delivered_at"] = at
 				}
-				if err := tx.q(ctx).Model(&WebhookDelivery{}).Where("id = ? AND status = ?", o.ID, DeliveryPending).
-					Updates(fields).Error; err != nil {
-					return translate(err, "record webhook delivery")
+				res := tx.q(ctx).Model(&WebhookDelivery{}).Where("id = ? AND status = ?", o.ID, DeliveryPending).Updates(fields)
+				if res.Error != nil {
+					return translate(res.Error, "record webhook delivery")
+				}
+				switch {
+				case o.State != DeliveryPending:
+					q := tx.q(ctx).Exec(`DELETE FROM webhook_queue WHERE delivery_id = ?`, o.ID)
+					if q.Error != nil {
+						return translate(q.Error, "record webhook delivery")
+					}
+					left += int(q.RowsAffected)
+				case res.RowsAffected > 0:
+					due := at
+					if o.NextAttemptAt != nil {
+						due = o.NextAttemptAt.UTC()
+					}
+					if err := tx.q(ctx).Exec(`UPDATE webhook_queue SET due_at = ?, leased_until = NULL, attempts = ? WHERE delivery_id = ?`,
+						due, o.Attempts, o.ID).Error; err != nil {
+						return translate(err, "record webhook delivery")
+					}
 				}
 			}
+			tx.leftWebhooks(left)
 			return nil
 		})
 	}
@@ -138,18 +166,26 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 	for i, o := range outs {
 		ids[i], states[i], errs[i], attempts[i], status[i], next[i] = o.ID, o.State, o.Error, int32(o.Attempts), int32(o.Status), o.NextAttemptAt
 	}
-	q := `UPDATE webhook_deliveries d SET status = v.state, attempts = v.attempts,
-			last_status = CASE WHEN v.status <> 0 THEN v.status WHEN v.error IS NULL THEN d.last_status END,
-			last_error = v.error, next_attempt_at = v.next, leased_until = NULL,
-			delivered_at = CASE WHEN v.state = 'succeeded' THEN $7 ELSE d.delivered_at END, updated_at = $7
-		FROM (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[])
-			AS v(id, state, attempts, status, error, next) ORDER BY id) v
-		WHERE d.id = v.id AND d.status = 'pending'`
+	q := `WITH v AS (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[])
+			AS v(id, state, attempts, status, error, next) ORDER BY id),
+		u AS (UPDATE webhook_deliveries d SET status = v.state, attempts = v.attempts,
+				last_status = CASE WHEN v.status <> 0 THEN v.status WHEN v.error IS NULL THEN d.last_status END,
+				last_error = v.error, next_attempt_at = v.next,
+				delivered_at = CASE WHEN v.state = 'succeeded' THEN $7 ELSE d.delivered_at END, updated_at = $7
+			FROM v WHERE d.id = v.id AND d.status = 'pending' RETURNING d.id, d.status, d.attempts, d.next_attempt_at),
+		r AS (UPDATE webhook_queue w SET due_at = COALESCE(u.next_attempt_at, $7), leased_until = NULL, attempts = u.attempts
+			FROM u WHERE w.delivery_id = u.id AND u.status = 'pending'),
+		f AS (DELETE FROM webhook_queue w USING v WHERE w.delivery_id = v.id AND v.state <> 'pending' RETURNING 1)
+		SELECT COUNT(*) FROM f`
+	var left int
 	err := s.pgxConn(ctx, func(c *pgx.Conn) error {
-		_, err := c.Exec(ctx, q, ids, states, attempts, status, errs, next, at)
-		return err
+		return c.QueryRow(ctx, q, ids, states, attempts, status, errs, next, at).Scan(&left)
 	})
-	return translate(err, "record webhook deliveries")
+	if err != nil {
+		return translate(err, "record webhook deliveries")
+	}
+	s.leftWebhooks(left)
+	return nil
 }
 
 // DeferDeliveries makes pending deliveries due at due without counting an attempt (a slow
@@ -158,23 +194,61 @@ func (s *Store) DeferDeliveries(ctx context.Context, ids []string, due time.Time
 	if len(ids) == 0 {
 		return nil
 	}
-	err := s.q(ctx).Exec(`UPDATE webhook_deliveries SET next_attempt_at = ?, leased_until = NULL WHERE id IN ? AND status = ?`,
-		due.UTC(), uniq(ids), DeliveryPending).Error
-	return translate(err, "defer webhook deliveries")
+	due, ids = due.UTC(), uniq(ids)
+	return s.Tx(ctx, func(tx *Store) error {
+		if err := tx.q(ctx).Exec(`UPDATE webhook_queue SET due_at = ?, leased_until = NULL WHERE delivery_id IN ?`, due, ids).Error; err != nil {
+			return translate(err, "defer webhook deliveries")
+		}
+		err := tx.q(ctx).Exec(`UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN ? AND status = ?`, due, ids, DeliveryPending).Error
+		return translate(err, "defer webhook deliveries")
+	})
 }
 
-// NextDeliveryDue is when the next pending delivery is due (the later of its next_attempt_at and
-// the end of its lease); nil when there is none.
+// NextDeliveryDue is when the next pending delivery is due (the later of its due time and the end
+// of its lease); nil when there is none.
 func (s *Store) NextDeliveryDue(ctx context.Context) (*time.Time, error) {
 	var free, leased []time.Time
-	if err := s.q(ctx).Raw(`SELECT next_attempt_at FROM webhook_deliveries WHERE status = ?
-		AND (leased_until IS NULL OR leased_until <= next_attempt_at) ORDER BY next_attempt_at LIMIT 1`,
-		DeliveryPending).Scan(&free).Error; err != nil {
+	if err := s.q(ctx).Raw(`SELECT due_at FROM webhook_queue WHERE leased_until IS NULL OR leased_until <= due_at
+		ORDER BY due_at LIMIT 1`).Scan(&free).Error; err != nil {
 		return nil, translate(err, "next webhook delivery due")
 	}
-	if err := s.q(ctx).Raw(`SELECT leased_until FROM webhook_deliveries WHERE status = ? AND leased_until > next_attempt_at
-		ORDER BY leased_until LIMIT 1`, DeliveryPending).Scan(&leased).Error; err != nil {
+	if err := s.q(ctx).Raw(`SELECT leased_until FROM webhook_queue WHERE leased_until > due_at
+		ORDER BY leased_until LIMIT 1`).Scan(&leased).Error; err != nil {
 		return nil, translate(err, "next webhook delivery due")
 	}
 	return earliest(free, leased), nil
+}
+
+// enqueueDeliveries puts the pending ones of stored deliveries into the webhook queue, due at
+// their next_attempt_at.
+func (s *Store) enqueueDeliveries(ctx context.Context, ds []WebhookDelivery) error {
+	type row struct {
+		DeliveryID string
+		DueAt      time.Time
+		EndpointID string
+		EventID    string
+		Attempts   int
+	}
+	var rows []row
+	for i := range ds {
+		if d := &ds[i]; d.Status == DeliveryPending {
+			rows = append(rows, row{DeliveryID: d.ID, DueAt: d.NextAttemptAt.UTC(), EndpointID: d.EndpointID, EventID: d.EventID,
+				Attempts: d.Attempts})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return translate(s.q(ctx).Table("webhook_queue").CreateInBatches(&rows, eventsPerStatement).Error, "enqueue webhook deliveries")
+}
+
+// dequeueFinished takes deliveries that are no longer pending out of the webhook queue.
+func (s *Store) dequeueFinished(ctx context.Context, ids []string) error {
+	res := s.q(ctx).Exec(`DELETE FROM webhook_queue WHERE delivery_id IN ? AND delivery_id NOT IN
+		(SELECT id FROM webhook_deliveries WHERE id IN ? AND status = ?)`, ids, ids, DeliveryPending)
+	if res.Error != nil {
+		return translate(res.Error, "dequeue webhook deliveries")
+	}
+	s.leftWebhooks(int(res.RowsAffected))
+	return nil
 }

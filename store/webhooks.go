@@ -180,14 +180,6 @@ func (s *Store) UpdateWebhookEndpoint(ctx context.Context, id string, fields map
 	return nil
 }
 
-// SucceedDeliveries records deliveries whose attempt number attempt succeeded with HTTP status
-// at at.
-func (s *Store) SucceedDeliveries(ctx context.Context, ids []string, attempt, status int, at time.Time) error {
-	err := s.q(ctx).Model(&WebhookDelivery{}).Where("id IN ?", ids).Updates(map[string]any{"status": DeliverySucceeded,
-		"attempts": attempt, "last_status": status, "last_error": nil, "next_attempt_at": nil, "leased_until": nil, "delivered_at": at, "updated_at": at}).Error
-	return translate(err, "record webhook deliveries")
-}
-
 // MarkEndpointHealthy clears an endpoint's failure streak after a success.
 func (s *Store) MarkEndpointHealthy(ctx context.Context, id string) error {
 	return translate(s.q(ctx).Exec("UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL", id).Error,
@@ -216,8 +208,8 @@ func PendingDelivery(projectID, endpointID, eventID, eventType string, at time.T
 		EventID: eventID, EventType: eventType, Status: DeliveryPending, NextAttemptAt: &at, CreatedAt: at, UpdatedAt: at}
 }
 
-// InsertWebhookDeliveries inserts deliveries, which the webhook deliveries' queue takes from
-// there (a pending delivery is due at its next_attempt_at); call it inside a transaction.
+// InsertWebhookDeliveries inserts deliveries, and puts the pending ones in the webhook queue, due
+// at their next_attempt_at; call it inside a transaction.
 func (s *Store) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
 	if len(ds) == 0 {
 		return nil
@@ -230,6 +222,9 @@ func (s *Store) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDeliver
 	}
 	if err := s.q(ctx).CreateInBatches(&ds, eventsPerStatement).Error; err != nil {
 		return translate(err, "insert webhook deliveries")
+	}
+	if err := s.enqueueDeliveries(ctx, ds); err != nil {
+		return err
 	}
 	s.wake(WakeWebhooks)
 	return nil
@@ -244,9 +239,25 @@ func (s *Store) GetWebhookDelivery(ctx context.Context, id string) (*WebhookDeli
 	return &d, nil
 }
 
-// UpdateWebhookDelivery sets fields (column name to value) of a delivery.
+// UpdateWebhookDelivery sets fields (column name to value) of a delivery, and keeps the webhook
+// queue in step: a delivery that is no longer pending leaves it, a pending one given a
+// next_attempt_at is due then, and the queue counts its attempts.
 func (s *Store) UpdateWebhookDelivery(ctx context.Context, id string, fields map[string]any) error {
-	return translate(s.q(ctx).Model(&WebhookDelivery{}).Where("id = ?", id).Updates(fields).Error, "update webhook delivery")
+	return s.Tx(ctx, func(tx *Store) error {
+		if err := tx.q(ctx).Model(&WebhookDelivery{}).Where("id = ?", id).Updates(fields).Error; err != nil {
+			return translate(err, "update webhook delivery")
+		}
+		if next, ok := fields["next_attempt_at"].(time.Time); ok {
+			if err := tx.q(ctx).Exec(`UPDATE webhook_queue SET due_at = ? WHERE delivery_id = ?`, next.UTC(), id).Error; err != nil {
+				return translate(err, "update webhook delivery")
+			}
+		}
+		if err := tx.q(ctx).Exec(`UPDATE webhook_queue SET attempts = (SELECT attempts FROM webhook_deliveries WHERE id = ?)
+			WHERE delivery_id = ?`, id, id).Error; err != nil {
+			return translate(err, "update webhook delivery")
+		}
+		return tx.dequeueFinished(ctx, []string{id})
+	})
 }
 
 // ListWebhookDeliveries returns a project's deliveries newest first, only those in status when
