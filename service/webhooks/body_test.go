@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -50,5 +51,25 @@ var _ = Describe("a webhook's body", func() {
 		Entry("a year past 9999", store.Event{AccountID: "a", Type: "t", CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), Data: `{}`}),
 		Entry("data that is not JSON", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{"a":`}),
 		Entry("empty data", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: ``}),
+		Entry("compact data of every kind", store.Event{AccountID: "a", Type: "t", CreatedAt: at,
+			Data: `{"a":[1,-0.5,2e10,3E-2,4e+1,0,-0],"b":{"c":true,"d":false,"e":null,"f":{}},"g":[],"h":"\u00e9\n\"\/\\"}`}),
+		Entry("compact data nested deeper than the fast path follows", store.Event{AccountID: "a", Type: "t", CreatedAt: at,
+			Data: strings.Repeat("[", 100) + strings.Repeat("]", 100)}),
+		Entry("data with a trailing space", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{"a":1} `}),
+		Entry("data with a space inside", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{"a": 1}`}),
+		Entry("data with two values", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{}{}`}),
+		Entry("data with a trailing comma", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `[1,]`}),
+		Entry("data with a trailing comma in an object", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{"a":1,}`}),
+		Entry("data with a key that is not a string", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `{a:1}`}),
+		Entry("data with a leading zero", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `[01]`}),
+		Entry("data with a bare point", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `[1.]`}),
+		Entry("data with a bare minus", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `[-]`}),
+		Entry("data with an empty exponent", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `[1e]`}),
+		Entry("data with a cut literal", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `[tru]`}),
+		Entry("data with a bad escape", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `["\x"]`}),
+		Entry("data with a short unicode escape", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `["\u12"]`}),
+		Entry("data with a control character in a string", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: "[\"a\tb\"]"}),
+		Entry("data with an unterminated string", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: `["abc`}),
+		Entry("data with invalid UTF-8", store.Event{AccountID: "a", Type: "t", CreatedAt: at, Data: "[\"\xff\xfe\"]"}),
 	)
 })

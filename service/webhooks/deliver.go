@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -192,7 +193,7 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	if err != nil {
 		return 0, err.Error(), attemptError
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, work.Endpoint.URL, strings.NewReader(string(body)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, work.Endpoint.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, err.Error(), attemptError
 	}

@@ -9,8 +9,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard/switchboard/store"
@@ -24,10 +26,12 @@ type envelope struct {
 	Data      json.RawMessage `json:"data"`
 }
 
-// Body returns the JSON body delivered for an event: json.Marshal of its envelope, byte for
-// byte. Every delivery builds one, so the common case (ids and a type of plain ASCII, a timestamp
-// in years 0–9999, data without the characters json.Marshal escapes for HTML) is appended
-// directly, without reflection; anything else goes through json.Marshal.
+// Body returns the JSON body delivered for an event: json.Marshal of its envelope, byte for byte.
+// Every attempt builds one, so the common case (ids and a type of plain ASCII, a timestamp in years
+// 0–9999, data already as json.Marshal writes it: compact, without the characters it escapes for
+// HTML) is appended directly, without reflection and without compacting the data again (the
+// store's events are written by json.Marshal); other data is compacted, and anything else goes
+// through json.Marshal.
 func Body(e *store.Event) ([]byte, error) {
 	env := envelope{AccountID: e.AccountID, Type: e.Type, Timestamp: e.CreatedAt.UTC(), Data: json.RawMessage(e.Data)}
 	if y := env.Timestamp.Year(); y < 0 || y > 9999 || !plainJSONString(env.AccountID) || !plainJSONString(env.Type) {
@@ -41,6 +45,10 @@ func Body(e *store.Event) ([]byte, error) {
 	b = append(b, `","timestamp":"`...)
 	b = env.Timestamp.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","data":`...)
+	if canonicalJSON(e.Data) {
+		b = append(b, e.Data...)
+		return append(b, '}'), nil
+	}
 	data := len(b)
 	buf := bytes.NewBuffer(b)
 	// json.Marshal compacts a RawMessage and escapes <, >, &, U+2028 and U+2029 in it.
@@ -48,6 +56,152 @@ func Body(e *store.Event) ([]byte, error) {
 		return json.Marshal(env)
 	}
 	return append(buf.Bytes(), '}'), nil
+}
+
+// canonicalJSON reports whether s is one JSON value exactly as json.Marshal writes a RawMessage
+// holding it: valid, compact (no whitespace outside strings), with none of the characters it
+// escapes for HTML (<, >, &, U+2028, U+2029). It may answer false for such a value (nested deeper
+// than it follows), never true for another.
+func canonicalJSON(s string) bool {
+	i, ok := canonicalValue(s, 0, 0)
+	return ok && i == len(s)
+}
+
+// canonicalMaxDepth is how deep canonicalJSON follows nested objects and arrays.
+const canonicalMaxDepth = 64
+
+// canonicalValue checks the value that starts at s[i] and returns the index after it.
+func canonicalValue(s string, i, depth int) (int, bool) {
+	if i >= len(s) || depth > canonicalMaxDepth {
+		return i, false
+	}
+	switch c := s[i]; {
+	case c == '{':
+		i++
+		if i < len(s) && s[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(s) || s[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, ok = canonicalString(s, i); !ok || i >= len(s) || s[i] != ':' {
+				return i, false
+			}
+			if i, ok = canonicalValue(s, i+1, depth+1); !ok || i >= len(s) {
+				return i, false
+			}
+			switch s[i] {
+			case ',':
+				i++
+			case '}':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '[':
+		i++
+		if i < len(s) && s[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = canonicalValue(s, i, depth+1); !ok || i >= len(s) {
+				return i, false
+			}
+			switch s[i] {
+			case ',':
+				i++
+			case ']':
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+	case c == '"':
+		return canonicalString(s, i)
+	case c == '-' || c >= '0' && c <= '9':
+		return canonicalNumber(s, i)
+	}
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if strings.HasPrefix(s[i:], lit) {
+			return i + len(lit), true
+		}
+	}
+	return i, false
+}
+
+// canonicalString checks the string that starts at s[i] (a quote) and returns the index after it.
+func canonicalString(s string, i int) (int, bool) {
+	for i++; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1, true
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			return i, false
+		case c == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&^1 == 0xa8:
+			return i, false
+		case c == '\\':
+			i++
+			if i >= len(s) {
+				return i, false
+			}
+			switch s[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(s) {
+					return i, false
+				}
+				for _, h := range []byte(s[i+1 : i+5]) {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return i, false
+					}
+				}
+				i += 4
+			default:
+				return i, false
+			}
+		}
+	}
+	return i, false
+}
+
+// canonicalNumber checks the number that starts at s[i] and returns the index after it.
+func canonicalNumber(s string, i int) (int, bool) {
+	digits := func() bool {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case !digits():
+		return i, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return i, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return i, false
+		}
+	}
+	return i, true
 }
 
 // htmlEscaped reports whether json.Marshal would escape something in b for HTML: <, >, &, U+2028
@@ -90,21 +244,72 @@ func NewSecret() (string, error) {
 // each whsec_ secret in order.
 func Sign(secrets []string, id string, at time.Time, body []byte) (webhookSignature, svcSignature string, err error) {
 	ts := strconv.FormatInt(at.Unix(), 10)
-	std := make([]string, 0, len(secrets))
-	svc := []string{"t=" + ts}
-	for _, s := range secrets {
-		key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, "whsec_"))
+	var std, svc []byte
+	svc = append(svc, "t="+ts...)
+	var sum [sha256.Size]byte
+	for i, s := range secrets {
+		pool, err := signers.get(s)
 		if err != nil {
-			return "", "", fmt.Errorf("webhooks: secret is not whsec_ and base64: %w", err)
+			return "", "", err
 		}
-		m := hmac.New(sha256.New, key)
-		m.Write([]byte(id + "." + ts + "."))
+		m := pool.Get().(hash.Hash)
+		m.Reset()
+		m.Write([]byte(id))
+		m.Write([]byte{'.'})
+		m.Write([]byte(ts))
+		m.Write([]byte{'.'})
 		m.Write(body)
-		std = append(std, "v1,"+base64.StdEncoding.EncodeToString(m.Sum(nil)))
-		m = hmac.New(sha256.New, key)
-		m.Write([]byte(ts + "."))
+		if i > 0 {
+			std = append(std, ' ')
+		}
+		std = append(std, "v1,"...)
+		std = base64.StdEncoding.AppendEncode(std, m.Sum(sum[:0]))
+		m.Reset()
+		m.Write([]byte(ts))
+		m.Write([]byte{'.'})
 		m.Write(body)
-		svc = append(svc, "v1="+hex.EncodeToString(m.Sum(nil)))
+		svc = append(svc, ",v1="...)
+		svc = hex.AppendEncode(svc, m.Sum(sum[:0]))
+		pool.Put(m)
 	}
-	return strings.Join(std, " "), strings.Join(svc, ","), nil
+	return string(std), string(svc), nil
+}
+
+// signers keeps, per signing secret, a pool of HMAC-SHA256 states keyed with it, so that an
+// attempt resets one rather than decoding the secret and keying a new one; each state is used by
+// one attempt at a time.
+var signers = signerCache{pools: map[string]*sync.Pool{}}
+
+// signerCacheSize bounds the secrets signers keeps; past it, it starts again empty (rotated
+// secrets are not kept for ever).
+const signerCacheSize = 4096
+
+type signerCache struct {
+	mu    sync.RWMutex
+	pools map[string]*sync.Pool
+}
+
+// get returns the pool of HMAC states of a whsec_ secret.
+func (c *signerCache) get(secret string) (*sync.Pool, error) {
+	c.mu.RLock()
+	p := c.pools[secret]
+	c.mu.RUnlock()
+	if p != nil {
+		return p, nil
+	}
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: secret is not whsec_ and base64: %w", err)
+	}
+	p = &sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if q := c.pools[secret]; q != nil {
+		return q, nil
+	}
+	if len(c.pools) >= signerCacheSize {
+		c.pools = map[string]*sync.Pool{}
+	}
+	c.pools[secret] = p
+	return p, nil
 }
