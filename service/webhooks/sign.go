@@ -243,10 +243,15 @@ func NewSecret() (string, error) {
 // header ("t=<unix ts>,v1=<hex HMAC-SHA256 of {ts}.{body}>", one v1 per secret), signing with
 // each whsec_ secret in order.
 func Sign(secrets []string, id string, at time.Time, body []byte) (webhookSignature, svcSignature string, err error) {
-	ts := strconv.FormatInt(at.Unix(), 10)
-	var std, svc []byte
-	svc = append(svc, "t="+ts...)
-	var sum [sha256.Size]byte
+	// prefix is "{id}.{ts}."; its tail from ts on prefixes the svc-signature's message.
+	prefix := make([]byte, 0, len(id)+24)
+	prefix = append(append(prefix, id...), '.')
+	tsAt := len(prefix)
+	prefix = append(strconv.AppendInt(prefix, at.Unix(), 10), '.')
+	ts := prefix[tsAt : len(prefix)-1]
+	std := make([]byte, 0, len(secrets)*48)
+	svc := append(append(make([]byte, 0, len(ts)+2+len(secrets)*69), "t="...), ts...)
+	sum := make([]byte, 0, sha256.Size)
 	for i, s := range secrets {
 		pool, err := signers.get(s)
 		if err != nil {
@@ -254,22 +259,16 @@ func Sign(secrets []string, id string, at time.Time, body []byte) (webhookSignat
 		}
 		m := pool.Get().(hash.Hash)
 		m.Reset()
-		m.Write([]byte(id))
-		m.Write([]byte{'.'})
-		m.Write([]byte(ts))
-		m.Write([]byte{'.'})
+		m.Write(prefix)
 		m.Write(body)
 		if i > 0 {
 			std = append(std, ' ')
 		}
-		std = append(std, "v1,"...)
-		std = base64.StdEncoding.AppendEncode(std, m.Sum(sum[:0]))
+		std = base64.StdEncoding.AppendEncode(append(std, "v1,"...), m.Sum(sum[:0]))
 		m.Reset()
-		m.Write([]byte(ts))
-		m.Write([]byte{'.'})
+		m.Write(prefix[tsAt:])
 		m.Write(body)
-		svc = append(svc, ",v1="...)
-		svc = hex.AppendEncode(svc, m.Sum(sum[:0]))
+		svc = hex.AppendEncode(append(svc, ",v1="...), m.Sum(sum[:0]))
 		pool.Put(m)
 	}
 	return string(std), string(svc), nil
