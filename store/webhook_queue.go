@@ -189,12 +189,18 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 }
 
 // DeferDeliveries makes pending deliveries due at due without counting an attempt (a slow
-// endpoint's deliveries wait for a free slot), and ends their leases.
+// endpoint's deliveries wait for a free slot), and ends their leases; on PostgreSQL in one
+// statement.
 func (s *Store) DeferDeliveries(ctx context.Context, ids []string, due time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	due, ids = due.UTC(), uniq(ids)
+	if s.dialect == Postgres {
+		err := s.q(ctx).Exec(`WITH q AS (UPDATE webhook_queue SET due_at = ?, leased_until = NULL WHERE delivery_id IN ?)
+			UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN ? AND status = ?`, due, ids, due, ids, DeliveryPending).Error
+		return translate(err, "defer webhook deliveries")
+	}
 	return s.Tx(ctx, func(tx *Store) error {
 		if err := tx.q(ctx).Exec(`UPDATE webhook_queue SET due_at = ?, leased_until = NULL WHERE delivery_id IN ?`, due, ids).Error; err != nil {
 			return translate(err, "defer webhook deliveries")
