@@ -180,6 +180,8 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 		}
 		span.End()
 	}()
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	defer cancel()
 	body, err := Body(&work.Event)
 	if err != nil {
 		return 0, err.Error(), attemptError

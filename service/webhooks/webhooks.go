@@ -137,7 +137,10 @@ func New(cfg Config) (*Service, error) {
 		guard: newEndpointGuard(cfg.EndpointConcurrency, cfg.SlowEndpointConcurrency, cfg.BreakerThreshold,
 			cfg.BreakerCooldown, cfg.Now)}
 	if w.client == nil {
+		// Each attempt's context ends at Timeout (attempt) instead of the client's Timeout, which
+		// costs a timer and a goroutine per request.
 		w.client = NewClient(cfg.AllowPrivate, cfg.Timeout)
+		w.client.Timeout = 0
 	}
 	w.records = store.NewBatcher(200, 3, w.recordAll)
 	return w, nil
