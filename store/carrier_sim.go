@@ -185,18 +185,26 @@ func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, 
 		refs[i] = e.Reference
 	}
 	var id int64
-	err := x.s.TxAsync(ctx, func(tx *Store) error {
-		first, err := tx.addToOutbox(ctx, rows, refs)
-		if err != nil {
+	add := func(plain bool) error {
+		return x.s.TxAsync(ctx, func(tx *Store) error {
+			first, err := tx.addToOutbox(ctx, rows, refs, plain)
+			if err != nil {
+				return err
+			}
+			receipts, due := then(first)
+			if id = 0; len(receipts) == 0 {
+				return nil
+			}
+			id, err = tx.keepReceipts(ctx, receipts, due)
 			return err
-		}
-		receipts, due := then(first)
-		if len(receipts) == 0 {
-			return nil
-		}
-		id, err = tx.keepReceipts(ctx, receipts, due)
-		return err
-	})
+		})
+	}
+	// A plain insert first: a reference stored already (a repeated submission) or twice in the
+	// batch is rare, and it fails the insert, which is then made again skipping those references.
+	err := add(true)
+	if errors.Is(err, ErrDuplicate) {
+		err = add(false)
+	}
 	return id, err
 }
 
@@ -219,6 +227,11 @@ func (s *Store) keepReceipts(ctx context.Context, receipts []sim.OwedReceipt, du
 // the disk: receipts lost from the forgetting are reported again, which the core ignores.
 func (x *SimStore) ForgetReceipts(ctx context.Context, ids []int64) error {
 	return x.s.TxAsync(ctx, func(tx *Store) error {
+		if t := sqlTx(tx.db); tx.dialect == Postgres && t != nil {
+			// One text whatever the number of ids (an array, not gorm's IN list), planned once.
+			_, err := t.ExecContext(ctx, `DELETE FROM sim_receipts WHERE id = ANY($1::bigint[])`, ids)
+			return translate(err, "forget sim receipts")
+		}
 		return translate(tx.q(ctx).Exec(`DELETE FROM sim_receipts WHERE id IN ?`, ids).Error, "forget sim receipts")
 	})
 }
@@ -264,13 +277,16 @@ func (x *SimStore) ClaimReceipts(ctx context.Context, now, until time.Time, limi
 }
 
 // addToOutbox inserts rows into the outbox, skipping references stored already, and returns the
-// carrier id stored under each of refs. On PostgreSQL its statements have the same text whatever
-// the batch's size (arrays through unnest), so that each connection prepares and plans them once:
-// gorm's multi-row VALUES made a new statement for every batch size, planned afresh and crowding
-// the hot paths' statements out of pgx's statement cache.
-func (s *Store) addToOutbox(ctx context.Context, rows []simOutbox, refs []string) (map[string]string, error) {
+// carrier id stored under each of refs. When plain, on PostgreSQL, it skips nothing: a reference
+// stored already, or twice in rows, fails it with ErrDuplicate. The plain insert writes half the
+// WAL records of one that skips (ON CONFLICT DO NOTHING inserts speculatively: each row is
+// inserted, then confirmed by a record of its own). On PostgreSQL its statements have the same
+// text whatever the batch's size (arrays through unnest), so that each connection prepares and
+// plans them once: gorm's multi-row VALUES made a new statement for every batch size, planned
+// afresh and crowding the hot paths' statements out of pgx's statement cache.
+func (s *Store) addToOutbox(ctx context.Context, rows []simOutbox, refs []string, plain bool) (map[string]string, error) {
 	if tx := sqlTx(s.db); s.dialect == Postgres && tx != nil {
-		return addToOutboxPG(ctx, tx, rows, refs)
+		return addToOutboxPG(ctx, tx, rows, refs, plain)
 	}
 	var stored []simOutbox
 	db := s.q(ctx)
@@ -288,7 +304,7 @@ func (s *Store) addToOutbox(ctx context.Context, rows []simOutbox, refs []string
 }
 
 // addToOutboxPG is addToOutbox on PostgreSQL, in the transaction tx.
-func addToOutboxPG(ctx context.Context, tx *sql.Tx, rows []simOutbox, refs []string) (map[string]string, error) {
+func addToOutboxPG(ctx context.Context, tx *sql.Tx, rows []simOutbox, refs []string, plain bool) (map[string]string, error) {
 	cols := struct {
 		from, to, body, encoding, media, outcome, carrierID []string
 		parts                                               []int64
@@ -303,14 +319,23 @@ func addToOutboxPG(ctx context.Context, tx *sql.Tx, rows []simOutbox, refs []str
 		cols.body, cols.parts, cols.encoding = append(cols.body, r.Body), append(cols.parts, int64(r.Parts)), append(cols.encoding, r.Encoding)
 		cols.media, cols.outcome, cols.createdAt = append(cols.media, string(media)), append(cols.outcome, r.Outcome), append(cols.createdAt, r.CreatedAt)
 	}
+	args := []any{refs, cols.carrierID, cols.from, cols.to, cols.body, cols.parts, cols.encoding, cols.media, cols.outcome, cols.createdAt}
+	first := make(map[string]string, len(refs))
+	if plain {
+		if _, err := tx.ExecContext(ctx, insertOutboxPG, args...); err != nil {
+			return nil, translate(err, "add to sim outbox")
+		}
+		for _, r := range rows {
+			first[r.Reference] = r.CarrierID
+		}
+		return first, nil
+	}
 	// The insert returns what it stored; only references it skipped (stored already, the rare
 	// case of a repeated submission) are read back.
-	stored, err := scanOutboxRefs(tx.QueryContext(ctx, insertOutboxPG, refs, cols.carrierID, cols.from, cols.to, cols.body,
-		cols.parts, cols.encoding, cols.media, cols.outcome, cols.createdAt))
+	stored, err := scanOutboxRefs(tx.QueryContext(ctx, insertOutboxPG+" ON CONFLICT DO NOTHING RETURNING reference, carrier_id", args...))
 	if err != nil {
 		return nil, translate(err, "add to sim outbox")
 	}
-	first := make(map[string]string, len(refs))
 	for _, e := range stored {
 		first[e.Reference] = e.CarrierID
 	}
@@ -335,11 +360,9 @@ func addToOutboxPG(ctx context.Context, tx *sql.Tx, rows []simOutbox, refs []str
 	return first, nil
 }
 
-// insertOutboxPG inserts a batch of outbox entries, given column by column, on PostgreSQL, and
-// returns the references and carrier ids it stored.
+// insertOutboxPG inserts a batch of outbox entries, given column by column, on PostgreSQL.
 const insertOutboxPG = `INSERT INTO sim_outbox (reference, carrier_id, from_number, to_number, body, parts, encoding, media, outcome, created_at)
-	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])
-	ON CONFLICT DO NOTHING RETURNING reference, carrier_id`
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])`
 
 // scanOutboxRefs reads the references and carrier ids a query of the outbox returns.
 func scanOutboxRefs(rs *sql.Rows, err error) ([]simOutbox, error) {

@@ -113,3 +113,41 @@ var _ = Describe("The simulated carrier's receipts", func() {
 		Eventually(func() []carriers.Receipt { return receiptsOf(o.Reference) }).Should(HaveLen(1))
 	})
 })
+
+var _ = Describe("The simulated carrier's outbox", func() {
+	It("keeps one entry of a reference submitted several times at once, and one receipt", func(ctx SpecContext) {
+		o := carriers.Outbound{Reference: kit.NewID("msg"), From: "+18335550100", To: "+14155550126", Body: "Twice?", Encoding: "gsm7", Segments: 1}
+		subs := make(chan carriers.Submission, 6)
+		for range cap(subs) {
+			go func() {
+				defer GinkgoRecover()
+				sub, err := carrier.Submit(ctx, o)
+				Expect(err).NotTo(HaveOccurred())
+				subs <- sub
+			}()
+		}
+		var first []carriers.Submission
+		ids := map[string]bool{}
+		for range cap(subs) {
+			sub := <-subs
+			ids[sub.CarrierID] = true
+			if !sub.Duplicate {
+				first = append(first, sub)
+			}
+		}
+		Expect(first).To(HaveLen(1), "one submission is the first, the others its duplicates")
+		Expect(ids).To(HaveLen(1), "every answer names the first one's carrier id")
+		entries, err := sim.Outbox(ctx, st.Sim(), o.To)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entries).To(ConsistOf(HaveField("Reference", o.Reference)))
+		Eventually(func() int {
+			k := 0
+			for _, r := range reports.Reports() {
+				if r.Receipt != nil && r.Receipt.Reference == o.Reference {
+					k++
+				}
+			}
+			return k
+		}).Should(Equal(1))
+	})
+})
