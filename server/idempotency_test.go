@@ -12,6 +12,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"gorm.io/gorm"
 
 	"github.com/switchboard/switchboard/server"
 	"github.com/switchboard/switchboard/service"
@@ -230,9 +231,8 @@ var _ = Describe("Idempotency-Key after a failed request", func() {
 			acct := t.createAccount("Gone")
 			path := "/accounts/" + acct + "/contacts"
 			body := `{"phone_number":"+14155550144"}`
-			// The contact's insert waits for the account row's lock (its foreign key).
-			tx := st.DB().Begin()
-			Expect(tx.Exec(`SELECT id FROM accounts WHERE id = ? FOR UPDATE`, acct).Error).To(Succeed())
+			// The contact's insert waits for the test's uncommitted insert of the same contact.
+			tx := holdContact(t, acct, "+14155550144")
 			DeferCleanup(func() { tx.Rollback() })
 			cancel, served, rec := serve(t, path, body, "gone")
 			Eventually(lockWaits(`INSERT INTO "contacts"`)).Should(BeEquivalentTo(1), "the request waits mid-write")
@@ -288,10 +288,9 @@ var _ = Describe("Idempotency-Key after a failed request", func() {
 		path := "/accounts/" + acct + "/contacts"
 		body := []byte(`{"phone_number":"+14155550143"}`)
 
-		// The contact's insert waits for the account row's lock (its foreign key) while the test
-		// holds it: the request is held mid-write for several leases.
-		tx := st.DB().Begin()
-		Expect(tx.Exec(`SELECT id FROM accounts WHERE id = ? FOR UPDATE`, acct).Error).To(Succeed())
+		// The contact's insert waits for the test's uncommitted insert of the same contact: the
+		// request is held mid-write for several leases.
+		tx := holdContact(short, acct, "+14155550143")
 		firstDone := make(chan *response, 1)
 		go func() {
 			defer GinkgoRecover()
@@ -321,3 +320,13 @@ var _ = Describe("Idempotency-Key after a failed request", func() {
 		Expect(again.JSON()["id"]).To(Equal(first.JSON()["id"]))
 	})
 })
+
+// holdContact begins a transaction that inserts the account's contact with this phone number and
+// leaves it uncommitted (PostgreSQL only): a request that creates the same contact waits in its
+// insert, on the contacts' unique index, until the caller rolls the transaction back.
+func holdContact(t *tenant, accountID, phone string) *gorm.DB {
+	tx := st.DB().Begin()
+	Expect(tx.Exec(`INSERT INTO contacts (id, project_id, account_id, phone_number, metadata, created_at, updated_at)
+		VALUES (?, ?, ?, ?, '{}', now(), now())`, store.NewID(store.PrefixContact), t.ProjectID, accountID, phone).Error).To(Succeed())
+	return tx
+}
