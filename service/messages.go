@@ -113,9 +113,11 @@ type Messages struct {
 	signer *fileSigner
 	// receipts is the group commit of receipts.
 	receipts *store.Batcher[receiptItem, struct{}]
-	// sends is the group commit of sends (send_batch.go); sendBatchSizes counts its flushes.
+	// sends is the group commit of sends (send_batch.go); sendBatchSizes counts its flushes,
+	// sendBatchTimes times its phases.
 	sends          *store.Batcher[*sendItem, sendOutcome]
 	sendBatchSizes prometheus.Histogram
+	sendBatchTimes *prometheus.HistogramVec
 	metrics        *carrierMetrics
 }
 
@@ -146,7 +148,7 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 	}
 	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}, metrics: newCarrierMetrics()}
 	m.receipts = store.NewBatcher(receiptBatch, receiptParallel, m.applyReceipts)
-	m.sends, m.sendBatchSizes = m.sendBatches(), newSendBatchSizes()
+	m.sends, m.sendBatchSizes, m.sendBatchTimes = m.sendBatches(), newSendBatchSizes(), newSendBatchTimes()
 	return m, nil
 }
 
@@ -229,7 +231,7 @@ func (m *Messages) Send(ctx context.Context, p SendParams) (*store.MessageView, 
 			Position: i, URL: u, Type: guessAttachmentType(u)}
 	}
 	if batchable(ctx, p, contact) {
-		out, err := m.sends.Do(ctx, &sendItem{p: p, from: from, contact: contact, msg: *msg, now: now})
+		out, err := m.sends.Do(ctx, &sendItem{p: p, from: from, contact: contact, msg: *msg, now: now, queued: time.Now()})
 		if err != nil {
 			return nil, err
 		}

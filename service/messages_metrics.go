@@ -32,10 +32,10 @@ func newCarrierMetrics() *carrierMetrics {
 	}
 }
 
-// Collectors are the dispatch workers' metrics and the sizes of the sends' batches, for the
+// Collectors are the dispatch workers' metrics and the sizes and times of the sends' batches, for the
 // server's metrics registry.
 func (m *Messages) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.metrics.submit, m.metrics.errors, m.sendBatchSizes}
+	return []prometheus.Collector{m.metrics.submit, m.metrics.errors, m.sendBatchSizes, m.sendBatchTimes}
 }
 
 // observeSubmit counts one submission to carrier that took took; kind is empty on success.

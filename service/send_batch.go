@@ -47,6 +47,8 @@ type sendItem struct {
 	// msg is the message as Send built it; the flush fills a copy.
 	msg store.Message
 	now time.Time
+	// queued is when the send joined the batcher (for switchboard_send_batch_seconds).
+	queued time.Time
 }
 
 // sendOutcome is what the batch did with a send: its view when written, its error when it failed,
@@ -65,6 +67,22 @@ func newSendBatchSizes() prometheus.Histogram {
 	})
 }
 
+// Phases of a batched send, the label of switchboard_send_batch_seconds.
+const (
+	sendPhaseWait  = "wait"  // from joining the batcher to its flush's start
+	sendPhaseRead  = "read"  // the flush's read of the sends' contexts
+	sendPhaseWrite = "write" // the flush's write, commit included
+)
+
+// newSendBatchTimes is the histogram of the time a batched send spends in each phase.
+func newSendBatchTimes() *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "switchboard_send_batch_seconds",
+		Help:    "Time of a batched send (POST /accounts/{id}/messages) by phase: wait (from joining the group commit to its flush), read (the flush's read of the contexts), write (the flush's write and commit); read and write are counted once per flush.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+	}, []string{"phase"})
+}
+
 // batchable reports whether a send may join a batch.
 func batchable(ctx context.Context, p SendParams, contact store.Contact) bool {
 	return !p.Demo && !p.ShortenLinks && len(p.Attachments) == 0 && !contact.OutboundDisabled && !store.HasIdempotencyClaim(ctx)
@@ -74,6 +92,11 @@ func batchable(ctx context.Context, p SendParams, contact store.Contact) bool {
 // that pass in one go.
 func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOutcome, error) {
 	m.sendBatchSizes.Observe(float64(len(items)))
+	start := time.Now()
+	wait := m.sendBatchTimes.WithLabelValues(sendPhaseWait)
+	for _, it := range items {
+		wait.Observe(start.Sub(it.queued).Seconds())
+	}
 	st := m.cfg.Store
 	keys := make([]store.SendContextKey, len(items))
 	for i, it := range items {
@@ -83,6 +106,8 @@ func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOut
 	if err != nil {
 		return nil, err
 	}
+	read := time.Now()
+	m.sendBatchTimes.WithLabelValues(sendPhaseRead).Observe(read.Sub(start).Seconds())
 	out := make([]sendOutcome, len(items))
 	sends := make([]store.OutboundSend, 0, len(items))
 	views := make([]*store.MessageView, 0, len(items))
@@ -144,6 +169,7 @@ func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOut
 	if err != nil {
 		return nil, err
 	}
+	m.sendBatchTimes.WithLabelValues(sendPhaseWrite).Observe(time.Since(read).Seconds())
 	for j, i := range whose {
 		if written[j] {
 			views[j].Message = *sends[j].Message

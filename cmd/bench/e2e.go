@@ -249,6 +249,14 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 		return nil, err
 	}
 	defer dropDB()
+	if b.opts.Diag != "" && adm != nil {
+		// Plans of statements slower than 100 ms go to PostgreSQL's log (this database only).
+		for _, set := range []string{"session_preload_libraries = 'auto_explain'", "auto_explain.log_min_duration = '100ms'"} {
+			if err := adm.DB().WithContext(ctx).Exec("ALTER DATABASE " + pgName + " SET " + set).Error; err != nil {
+				b.rep.Progress("e2e: diagnostics: %v", err)
+			}
+		}
+	}
 	env := append(os.Environ(), "SWITCHBOARD_DATA_DIR="+dir, "SWITCHBOARD_DATABASE_URL="+dbURL, "SWITCHBOARD_LOG_LEVEL=warn")
 	cli := func(out any, args ...string) error {
 		cmd := exec.CommandContext(ctx, bin, args...)
@@ -304,7 +312,10 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 		"--sim-latency", e2eSimLatency.String(), "--webhook-allow-private")
 	serve.Env = env
 	var pprofAddr string
-	if b.opts.ServerPprof != "" {
+	if b.opts.Diag != "" {
+		serve.Env = append(serve.Env, "GODEBUG=gctrace=1")
+	}
+	if b.opts.ServerPprof != "" || b.opts.Diag != "" {
 		if pprofAddr, err = freeAddr(); err != nil {
 			return nil, err
 		}
@@ -345,6 +356,13 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 	load := exec.CommandContext(ctx, self, "load", "-url", base, "-ca", filepath.Join(dir, "tls", "cert.pem"),
 		"-account", acct.ID, "-from", from, "-c", strconv.Itoa(conc), "-d", b.duration.String(),
 		"-recipients", strconv.Itoa(b.opts.Recipients))
+	var diag *e2eDiag
+	if b.opts.Diag != "" {
+		if diag, err = newE2EDiag(b.opts.Diag, db, pprofAddr, adm, pgName); err != nil {
+			return nil, err
+		}
+		load.Args = append(load.Args, "-lat-out", diag.path("lat", "csv"))
+	}
 	load.Env = append(os.Environ(), "BENCH_LOAD_KEY="+key.Key)
 	var loadOut bytes.Buffer
 	load.Stdout, load.Stderr = &loadOut, os.Stderr
@@ -367,6 +385,9 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 	}
 	pc.pids["load"] = load.Process.Pid
 	a := pc.sample()
+	if diag != nil {
+		diag.start(ctx, b.duration)
+	}
 	var stopProfile func() error
 	if b.opts.ServerPprof != "" {
 		stopProfile = serverProfile(pprofAddr, b.opts.ServerPprof+"-"+db+".pprof", b.duration)
@@ -374,6 +395,11 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 	// The load process's own CPU comes from its getrusage: sample the others at its end.
 	waitErr := load.Wait()
 	mid := pc.sample()
+	if diag != nil {
+		if err := diag.finish(serveLog.Name()); err != nil {
+			b.rep.Progress("e2e: diagnostics: %v", err)
+		}
+	}
 	if waitErr != nil {
 		return nil, fmt.Errorf("load: %w", waitErr)
 	}

@@ -61,6 +61,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	conc := fs.Int("c", 64, "concurrent keep-alive connections (closed loop)")
 	dur := fs.Duration("d", 20*time.Second, "run time")
 	timeout := fs.Duration("timeout", 30*time.Second, "timeout of one request")
+	latOut := fs.String("lat-out", "", "write every request's start (ms after the load's start) and latency (ms) to this CSV file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -102,6 +103,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	var issued, accepted, other, errs atomic.Int64
 	var firstOther, firstErr atomic.Value
 	lats := make([][]time.Duration, *conc)
+	starts := make([][]time.Duration, *conc)
 	start := time.Now()
 	deadline := start.Add(*dur)
 	var wg sync.WaitGroup
@@ -110,6 +112,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		go func() {
 			defer wg.Done()
 			local := make([]time.Duration, 0, 1<<15)
+			var began []time.Duration
 			var body bytes.Buffer
 			for time.Now().Before(deadline) {
 				i := issued.Add(1)
@@ -140,6 +143,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				local = append(local, time.Since(t0))
+				if *latOut != "" {
+					began = append(began, t0.Sub(start))
+				}
 				if resp.StatusCode == http.StatusCreated {
 					accepted.Add(1)
 				} else {
@@ -147,12 +153,17 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 					firstOther.CompareAndSwap(nil, fmt.Sprintf("%d %s", resp.StatusCode, bytes.TrimSpace(b)))
 				}
 			}
-			lats[w] = local
+			lats[w], starts[w] = local, began
 		}()
 	}
 	wg.Wait()
 	end := time.Now()
 	elapsed := end.Sub(start).Seconds()
+	if *latOut != "" {
+		if err := writeLatencies(*latOut, start, starts, lats); err != nil {
+			return err
+		}
+	}
 	var all []time.Duration
 	for _, l := range lats {
 		all = append(all, l...)
@@ -171,4 +182,23 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		r.FirstError = v.(string)
 	}
 	return json.NewEncoder(stdout).Encode(r)
+}
+
+// writeLatencies writes each request's start after the load's start and its latency, in ms, one
+// request a line, in the order of their starts, after a comment line with the load's start.
+func writeLatencies(path string, start time.Time, starts, lats [][]time.Duration) error {
+	type req struct{ start, lat time.Duration }
+	var all []req
+	for w := range lats {
+		for i := range starts[w] {
+			all = append(all, req{starts[w][i], lats[w][i]})
+		}
+	}
+	slices.SortFunc(all, func(a, b req) int { return int(a.start - b.start) })
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# load start unix %.3f\nstart_ms,latency_ms\n", float64(start.UnixNano())/1e9)
+	for _, r := range all {
+		fmt.Fprintf(&buf, "%.3f,%.3f\n", float64(r.start.Microseconds())/1000, float64(r.lat.Microseconds())/1000)
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -112,6 +112,12 @@ type Options struct {
 	// pg_stat_statements (which the PostgreSQL server must preload, with the extension in the
 	// -pg URL's database).
 	PGStatements int
+	// Diag, when set, is a directory where each e2e run leaves what explains its latency: every
+	// request's start and latency (lat-<db>-<n>.csv), the server's log with Go's GC trace
+	// (serve-<db>-<n>.log), a runtime trace of the load window's middle 5 s (trace-<db>-<n>.out),
+	// the server's metrics after the load (metrics-<db>-<n>.txt) and PostgreSQL's wait events
+	// sampled every 20 ms during the load (waits-<db>-<n>.txt).
+	Diag string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -141,6 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Recipients, "recipients", 0, "e2e: distinct recipients in rotation (0: a new one per message, as kload)")
 	fs.DurationVar(&o.QuietWait, "quiet-wait", 5*time.Minute, "e2e: how long each run waits for other work to fall to 15% of the CPU")
 	fs.IntVar(&o.PGStatements, "pg-statements", 0, "e2e: print this many of the costliest statements from pg_stat_statements")
+	fs.StringVar(&o.Diag, "diag", "", "e2e: a directory for each run's latency diagnostics (per-request latencies, GC trace, runtime trace, metrics, PostgreSQL wait events)")
 	fs.StringVar(&o.ServerPprof, "server-pprof", "", "e2e: write a CPU profile of the server over each load window to `prefix`-<db>.pprof")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/bench [flags]\n\nScenarios:\n")
