@@ -14,10 +14,12 @@ import (
 // with its events, its webhook deliveries and the blocks it sets or lifts.
 
 // receiptBatch is the most receipts of one store operation; receiptParallel the most such
-// operations at a time.
+// operations at a time: one, so that the receipts that come in during an operation wait for the
+// next one together (measured at c=64 on PostgreSQL: 2 made twice the operations, and commits,
+// of about half the size, for no more throughput).
 const (
 	receiptBatch    = 200
-	receiptParallel = 2
+	receiptParallel = 1
 )
 
 // receiptItem is one delivery receipt of one carrier.
