@@ -15,8 +15,8 @@ import (
 
 // receiptBatch is the most receipts of one store operation; receiptParallel the most such
 // operations at a time: one, so that the receipts that come in during an operation wait for the
-// next one together (measured at c=64 on PostgreSQL: 2 made twice the operations, and commits,
-// of about half the size, for no more throughput).
+// next one together, in fewer and larger operations (with the dispatch's pause, measured at c=64
+// on PostgreSQL: 129 receipts an operation instead of 22).
 const (
 	receiptBatch    = 200
 	receiptParallel = 1
