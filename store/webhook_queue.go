@@ -121,7 +121,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 	at = at.UTC()
 	if s.dialect != Postgres || s.inTx() {
 		return s.Tx(ctx, func(tx *Store) error {
-			left := 0
+			var ended []string
 			for _, o := range outs {
 				fields := map[string]any{"status": o.State, "attempts": o.Attempts, "last_error": o.Error,
 					"next_attempt_at": o.NextAttemptAt, "updated_at": at}
@@ -137,14 +137,11 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 				if res.Error != nil {
 					return translate(res.Error, "record webhook delivery")
 				}
-				switch {
-				case o.State != DeliveryPending:
-					q := tx.q(ctx).Exec(`DELETE FROM webhook_queue WHERE delivery_id = ?`, o.ID)
-					if q.Error != nil {
-						return translate(q.Error, "record webhook delivery")
-					}
-					left += int(q.RowsAffected)
-				case res.RowsAffected > 0:
+				if o.State != DeliveryPending {
+					ended = append(ended, o.ID)
+					continue
+				}
+				if res.RowsAffected > 0 {
 					due := at
 					if o.NextAttemptAt != nil {
 						due = o.NextAttemptAt.UTC()
@@ -155,7 +152,15 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 					}
 				}
 			}
-			tx.leftWebhooks(left)
+			if len(ended) == 0 {
+				return nil
+			}
+			// The ended deliveries leave the queue in one statement.
+			q := tx.q(ctx).Exec(`DELETE FROM webhook_queue WHERE delivery_id IN ?`, uniq(ended))
+			if q.Error != nil {
+				return translate(q.Error, "record webhook deliveries")
+			}
+			tx.leftWebhooks(int(q.RowsAffected))
 			return nil
 		})
 	}
