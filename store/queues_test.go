@@ -276,6 +276,17 @@ var _ = Describe("Queues", func() {
 		}).Within(10 * time.Second).Should(Equal([]int64{1}))
 	})
 
+	It("are never truncated by a VACUUM on PostgreSQL, whose lock would hold back every claim", func() {
+		if st.Dialect() != store.Postgres {
+			Skip("SQLite has no VACUUM of a table")
+		}
+		for _, table := range []string{"outbound_queue", "webhook_queue"} {
+			var opts []string
+			Expect(st.DB().Raw(`SELECT unnest(reloptions) FROM pg_class WHERE relname = ?`, table).Scan(&opts).Error).To(Succeed())
+			Expect(opts).To(ContainElement("vacuum_truncate=false"), table)
+		}
+	})
+
 	It("keep an inbound message unique by its carrier's id, which an outbound message may share", func() {
 		in := message(store.DirectionInbound, "carrier-42")
 		out := message(store.DirectionOutbound, "")
