@@ -99,10 +99,12 @@ bench:
 	$(GO) run ./cmd/bench -pg '$(PG_URL)' $(BENCH_FLAGS)
 
 ## fuzz: fuzz the request handling stack for FUZZTIME per target: any request, then hostile text
-## (NUL, lone surrogates, invalid UTF-8, 1 MiB strings, deep nesting) in every JSON body
+## (NUL, lone surrogates, invalid UTF-8, 1 MiB strings, deep nesting) in every JSON body, then a
+## webhook's body against json.Marshal for any event data
 fuzz:
 	$(GO) test -run XXX -fuzz '^FuzzRequests$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run XXX -fuzz '^FuzzHostileBodies$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run XXX -fuzz '^FuzzBody$$' -fuzztime $(FUZZTIME) ./service/webhooks/
 
 ## ci: what .ci/run runs
 ci: check-generate check-web vet fmt-check lint-go lint-spec test
