@@ -73,28 +73,6 @@ func smppOf(core *service.Core) *smpp.Carrier {
 	return nil
 }
 
-// startCarriers starts the adapters that run in the background while an instance serves (the
-// SMPP bind, the simulator's sweep of receipts owed by ended processes) and returns what stops
-// them; serve calls it after its job workers have stopped. Operator commands start none.
-func startCarriers(core *service.Core) (stop func()) {
-	type background interface {
-		Start()
-		Close() error
-	}
-	var started []background
-	for _, a := range core.Carriers.All() {
-		if b, ok := a.(background); ok {
-			b.Start()
-			started = append(started, b)
-		}
-	}
-	return func() {
-		for _, b := range started {
-			_ = b.Close()
-		}
-	}
-}
-
 // carrierCollectors are the metrics of the adapters that hold a connection: the SMPP bind's
 // state and window.
 func carrierCollectors(core *service.Core) []prometheus.Collector {

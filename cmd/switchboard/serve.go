@@ -408,3 +408,25 @@ Create an account:
 
 `, addr, certFile, projectID, secret, keptIn)
 }
+
+// startCarriers starts the adapters that run in the background while an instance serves (the
+// SMPP bind, the simulator's sweep of receipts owed by ended processes) and returns what stops
+// them; serve calls it after its job workers have stopped. Operator commands start none.
+func startCarriers(core *service.Core) (stop func()) {
+	type background interface {
+		Start()
+		Close() error
+	}
+	var started []background
+	for _, a := range core.Carriers.All() {
+		if b, ok := a.(background); ok {
+			b.Start()
+			started = append(started, b)
+		}
+	}
+	return func() {
+		for _, b := range started {
+			_ = b.Close()
+		}
+	}
+}
