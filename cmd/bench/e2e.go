@@ -383,8 +383,12 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 	if err := load.Start(); err != nil {
 		return nil, err
 	}
-	pc.pids["load"] = load.Process.Pid
+	// The load process's CPU comes from its own getrusage (it ends before the window does), and
+	// "other" has it taken out below: procCPU does not sample it.
 	a := pc.sample()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go pc.watch(watchCtx, 100*time.Millisecond)
 	if diag != nil {
 		diag.start(ctx, b.duration)
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -21,6 +23,32 @@ type procCPU struct {
 	// backends and autovacuum workers, and the server's shared processes (postmaster, WAL writer,
 	// checkpointer, background writer, launchers). Backends of other databases are left out.
 	pgDatabase string
+
+	// last holds, while watch runs, each process's ticks when it was last seen: a process that
+	// ends between two samples (an autovacuum worker, a backend the pool closed) keeps what it
+	// had used by the last sample that saw it, instead of vanishing from the sum.
+	mu   sync.Mutex
+	last map[int]uint64
+	role map[int]string
+	// ours and skip remember, for the run, which processes are PostgreSQL's for pgDatabase and
+	// which are not, so that a sample reads each process's command line once.
+	ours map[int]bool
+	skip map[int]bool
+}
+
+// watch samples every interval until ctx ends, so that sample can count processes that have
+// ended since. Without it, a process that ends before a window's last sample is lost.
+func (p *procCPU) watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		p.sample()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // cpuSnapshot is one sample: ticks per process, the role of each, and the machine's busy ticks.
@@ -32,6 +60,25 @@ type cpuSnapshot struct {
 }
 
 func (p *procCPU) sample() cpuSnapshot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.last == nil {
+		p.last, p.role, p.ours, p.skip = map[int]uint64{}, map[int]string{}, map[int]bool{}, map[int]bool{}
+	}
+	s := p.read()
+	for pid, t := range s.ticks {
+		p.last[pid], p.role[pid] = max(t, p.last[pid]), s.role[pid]
+	}
+	for pid, t := range p.last {
+		if _, alive := s.ticks[pid]; !alive {
+			s.ticks[pid], s.role[pid] = t, p.role[pid]
+		}
+	}
+	return s
+}
+
+// read is one sample of the processes running now; the caller holds mu.
+func (p *procCPU) read() cpuSnapshot {
 	s := cpuSnapshot{at: time.Now(), ticks: map[int]uint64{}, role: map[int]string{}}
 	s.busy = machineBusyTicks()
 	for role, pid := range p.pids {
@@ -42,17 +89,36 @@ func (p *procCPU) sample() cpuSnapshot {
 	if p.pgDatabase == "" {
 		return s
 	}
-	matches, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, m := range matches {
-		t, comm := procTicks(m)
-		if comm != "postgres" {
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || p.skip[pid] {
 			continue
 		}
-		dir := filepath.Dir(m)
-		pid, _ := strconv.Atoi(filepath.Base(dir))
-		cmd, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
-		if pgProcessOf(string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})), p.pgDatabase) {
+		dir := filepath.Join("/proc", d.Name())
+		t, comm := procTicks(filepath.Join(dir, "stat"))
+		if comm == "" {
+			continue
+		}
+		if comm != "postgres" {
+			p.skip[pid] = true
+			continue
+		}
+		ours, known := p.ours[pid]
+		if !known {
+			cmd, _ := os.ReadFile(filepath.Join(dir, "cmdline"))
+			line := string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
+			ours = pgProcessOf(line, p.pgDatabase)
+			// A backend just forked still shows the postmaster's command line: decide once it
+			// has its own.
+			if strings.HasPrefix(line, "postgres: ") {
+				p.ours[pid] = ours
+			}
+		}
+		if ours {
 			s.ticks[pid], s.role[pid] = t, "postgres"
+		} else {
+			p.skip[pid] = true
 		}
 	}
 	return s
@@ -70,7 +136,8 @@ func pgProcessOf(cmdline, db string) bool {
 
 // cpuSeconds is what each role used between two samples, in CPU seconds, with "other" the rest
 // of the machine's busy time and "wall" the seconds between the samples. A process that started
-// after a counts from zero; one that ended before b is lost (the pool's connections live on).
+// after a counts from zero; one that ended before b counts what it had used when last sampled
+// (watch samples often enough for that to be nearly all of it).
 func cpuSeconds(a, b cpuSnapshot) map[string]float64 {
 	hz := 100.0 // USER_HZ on Linux
 	out := map[string]float64{}
