@@ -434,6 +434,9 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 	r.CPULoad["load"], r.CPUAll["load"] = r.Load.CPUSeconds, r.Load.CPUSeconds
 	r.CPULoad["other"] = max(0, r.CPULoad["other"]-r.Load.CPUSeconds)
 	r.CPUAll["other"] = max(0, r.CPUAll["other"]-r.Load.CPUSeconds)
+	if kinds := pgKindsLine(r.CPUAll); kinds != "" {
+		b.rep.Progress("e2e: PostgreSQL's CPU seconds to the last webhook, by process: %s", kinds)
+	}
 	if log, _ := os.ReadFile(serveLog.Name()); len(bytes.TrimSpace(log)) > 0 {
 		b.rep.Progress("e2e: the server logged:\n%s", lastLines(log, 10))
 	}

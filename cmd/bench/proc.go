@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +36,8 @@ type procCPU struct {
 	// which are not, so that a sample reads each process's command line once.
 	ours map[int]bool
 	skip map[int]bool
+	// kind is what each of PostgreSQL's processes does (pgKind).
+	kind map[int]string
 }
 
 // watch samples every interval until ctx ends, so that sample can count processes that have
@@ -63,7 +67,7 @@ func (p *procCPU) sample() cpuSnapshot {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.last == nil {
-		p.last, p.role, p.ours, p.skip = map[int]uint64{}, map[int]string{}, map[int]bool{}, map[int]bool{}
+		p.last, p.role, p.ours, p.skip, p.kind = map[int]uint64{}, map[int]string{}, map[int]bool{}, map[int]bool{}, map[int]string{}
 	}
 	s := p.read()
 	for pid, t := range s.ticks {
@@ -111,12 +115,12 @@ func (p *procCPU) read() cpuSnapshot {
 			ours = pgProcessOf(line, p.pgDatabase)
 			// A backend just forked still shows the postmaster's command line: decide once it
 			// has its own.
-			if strings.HasPrefix(line, "postgres: ") {
-				p.ours[pid] = ours
+			if k := pgKind(line); k != "" {
+				p.ours[pid], p.kind[pid] = ours, k
 			}
 		}
 		if ours {
-			s.ticks[pid], s.role[pid] = t, "postgres"
+			s.ticks[pid], s.role[pid] = t, "postgres/"+cmp.Or(p.kind[pid], "backend")
 		} else {
 			p.skip[pid] = true
 		}
@@ -134,6 +138,29 @@ func pgProcessOf(cmdline, db string) bool {
 	return !strings.Contains(cmdline, "(") && !strings.Contains(cmdline, "[local]") && !strings.Contains(cmdline, "autovacuum worker")
 }
 
+// pgKind names what a PostgreSQL process does from its command line ("postgres: 15/main:
+// walwriter"): "backend" for a client's backend, "autovacuum" for a worker, the process's own
+// name for the server's shared processes, "" while a new process still shows the postmaster's.
+func pgKind(cmdline string) string {
+	rest, ok := strings.CutPrefix(cmdline, "postgres: ")
+	if !ok {
+		return ""
+	}
+	if before, after, found := strings.Cut(rest, ": "); found && !strings.Contains(before, " ") {
+		rest = after // the cluster's name, as Debian's clusters show it
+	}
+	switch {
+	case strings.HasPrefix(rest, "autovacuum worker"):
+		return "autovacuum"
+	case strings.Contains(rest, "("), strings.Contains(rest, "[local]"):
+		return "backend"
+	}
+	if i := strings.Index(rest, "  "); i >= 0 {
+		rest = rest[:i] // the padding of an overwritten argv
+	}
+	return strings.TrimSpace(rest)
+}
+
 // cpuSeconds is what each role used between two samples, in CPU seconds, with "other" the rest
 // of the machine's busy time and "wall" the seconds between the samples. A process that started
 // after a counts from zero; one that ended before b counts what it had used when last sampled
@@ -145,6 +172,9 @@ func cpuSeconds(a, b cpuSnapshot) map[string]float64 {
 	for pid, t := range b.ticks {
 		d := t - min(t, a.ticks[pid])
 		out[b.role[pid]] += float64(d) / hz
+		if kind, ok := strings.CutPrefix(b.role[pid], "postgres/"); ok && kind != "" {
+			out["postgres"] += float64(d) / hz
+		}
 		named += d
 	}
 	busy := sub(b.busy, a.busy)
@@ -219,4 +249,24 @@ func selfCPUSeconds() float64 {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+}
+
+// pgKindsLine lists PostgreSQL's CPU seconds by kind of process (pgKind), the largest first.
+func pgKindsLine(c map[string]float64) string {
+	type kv struct {
+		k string
+		v float64
+	}
+	var kinds []kv
+	for role, v := range c {
+		if k, ok := strings.CutPrefix(role, "postgres/"); ok {
+			kinds = append(kinds, kv{k, v})
+		}
+	}
+	slices.SortFunc(kinds, func(a, b kv) int { return cmp.Compare(b.v, a.v) })
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %.2f", k.k, k.v)
+	}
+	return strings.Join(parts, ", ")
 }
