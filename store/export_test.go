@@ -1,5 +1,7 @@
 package store
 
+import "github.com/jackc/pgx/v5/pgtype"
+
 // SetTidyQueueEvery changes how many rows leave a queue (outbound_queue, webhook_queue) between
 // two VACUUMs of it, for a spec; it returns the function that restores the setting.
 func SetTidyQueueEvery(n int64) (restore func()) {
@@ -13,3 +15,16 @@ func (s *Store) OutboundVacuums() int64 { return s.tidy.outbound.done.Load() }
 
 // WebhookVacuums counts the VACUUMs of the webhook queue this store has run.
 func (s *Store) WebhookVacuums() int64 { return s.tidy.webhooks.done.Load() }
+
+// FastArrayMap is a pgx type map with the store's own encoding of the hot paths' arrays.
+func FastArrayMap() *pgtype.Map {
+	m := pgtype.NewMap()
+	useFastArrays(m)
+	return m
+}
+
+// IsFastArrayPlan reports whether m encodes value as oid through the store's own array encoding.
+func IsFastArrayPlan(m *pgtype.Map, oid uint32, value any) bool {
+	_, ok := m.PlanEncode(oid, pgtype.BinaryFormatCode, value).(fastArrayPlan)
+	return ok
+}

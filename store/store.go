@@ -18,6 +18,7 @@ import (
 
 	"github.com/glebarez/sqlite"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"gorm.io/driver/postgres"
@@ -171,7 +172,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		dialect = Postgres
 		// pgx already prepares and caches every statement per connection; gorm's own prepared
 		// statements would prepare and close them again inside every transaction.
-		db, err = gorm.Open(postgres.Open(cfg.URL), gcfg)
+		// Every connection encodes the hot paths' arrays itself (registerFastArrays).
+		db, err = gorm.Open(postgres.New(postgres.Config{DSN: cfg.URL,
+			OptionOpenDB: []stdlib.OptionOpenDB{stdlib.OptionAfterConnect(registerFastArrays)}}), gcfg)
 		if maxOpen == 0 {
 			maxOpen = 40
 		}

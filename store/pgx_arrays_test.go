@@ -1,0 +1,72 @@
+package store_test
+
+import (
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/store"
+)
+
+var _ = Describe("The hot paths' array arguments (PostgreSQL)", func() {
+	str := func(s string) *string { return &s }
+	at := func(t time.Time) *time.Time { return &t }
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		berlin = time.FixedZone("CET", 3600)
+	}
+	texts := []any{
+		[]string(nil), []string{}, []string{""}, []string{"msg_01", "", "é \"quoted\" {braces}, commas", "\x00\xff"},
+		[]*string(nil), []*string{}, []*string{nil}, []*string{str("a"), nil, str(""), str("z")},
+	}
+	times := []any{
+		[]time.Time(nil), []time.Time{},
+		[]time.Time{time.Date(2026, 11, 25, 4, 30, 1, 123456789, time.UTC), time.Date(1999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+			time.Date(2026, 3, 29, 2, 30, 0, 1500, berlin), {}, time.Unix(0, -1500).UTC()},
+		[]*time.Time(nil), []*time.Time{}, []*time.Time{nil},
+		[]*time.Time{at(time.Date(2026, 11, 25, 4, 30, 1, 999, berlin)), nil, at(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC))},
+	}
+	fast, plain := store.FastArrayMap(), pgtype.NewMap()
+	same := func(oid uint32, values []any) {
+		for _, v := range values {
+			Expect(store.IsFastArrayPlan(fast, oid, v)).To(BeTrue(), "%T as %d", v, oid)
+			want, err := plain.Encode(oid, pgtype.BinaryFormatCode, v, nil)
+			Expect(err).NotTo(HaveOccurred())
+			got, err := fast.Encode(oid, pgtype.BinaryFormatCode, v, nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got).To(Equal(want), "%T %v as %d", v, v, oid)
+		}
+	}
+
+	It("writes text and varchar arrays byte for byte as pgx does, NULL for a nil slice and a nil element", func() {
+		same(pgtype.TextArrayOID, texts)
+		same(pgtype.VarcharArrayOID, texts)
+	})
+
+	It("writes timestamptz arrays byte for byte as pgx does, in any location, before 2000 and before 1970", func() {
+		same(pgtype.TimestamptzArrayOID, times)
+	})
+
+	It("leaves every other value and format to pgx", func() {
+		for _, c := range []struct {
+			oid   uint32
+			value any
+		}{
+			{pgtype.TextArrayOID, []int32{1, 2}},
+			{pgtype.TimestamptzArrayOID, []string{"2026-11-25 04:30:00+00"}},
+			{pgtype.Int4ArrayOID, []int32{1, 2}},
+			{pgtype.TextArrayOID, pgtype.FlatArray[string]{"a"}},
+		} {
+			Expect(store.IsFastArrayPlan(fast, c.oid, c.value)).To(BeFalse(), "%T as %d", c.value, c.oid)
+			want, wantErr := plain.Encode(c.oid, pgtype.BinaryFormatCode, c.value, nil)
+			got, err := fast.Encode(c.oid, pgtype.BinaryFormatCode, c.value, nil)
+			Expect(got).To(Equal(want))
+			Expect(err == nil).To(Equal(wantErr == nil))
+		}
+		want, err := plain.Encode(pgtype.TextArrayOID, pgtype.TextFormatCode, []string{"a", "b c"}, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fast.Encode(pgtype.TextArrayOID, pgtype.TextFormatCode, []string{"a", "b c"}, nil)).To(Equal(want))
+	})
+})
