@@ -4,11 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"go.jetify.com/typeid"
-	"go.jetify.com/typeid/base32"
 )
 
 // NewID returns a new TypeID with the given prefix. Its UUIDv7 is strictly increasing within this
@@ -43,7 +43,28 @@ func idOf(prefix string, u [16]byte) string {
 		checkedPrefixes.Store(prefix, true)
 		return id.String()
 	}
-	return prefix + "_" + base32.Encode(u)
+	return appendedID(prefix, u)
+}
+
+// crockford is typeid's base32 alphabet (Crockford's, in lower case).
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// appendedID writes prefix, "_" and u in typeid's base32 (the 128 bits as 26 digits of 5 bits,
+// most significant first, the first digit holding 3) in one allocation.
+func appendedID(prefix string, u [16]byte) string {
+	var digits [26]byte
+	hi, lo := binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(u[8:])
+	for i := 25; i >= 0; i-- {
+		digits[i] = crockford[lo&31]
+		lo = lo>>5 | hi<<59
+		hi >>= 5
+	}
+	var b strings.Builder
+	b.Grow(len(prefix) + 1 + len(digits))
+	b.WriteString(prefix)
+	b.WriteByte('_')
+	b.Write(digits[:])
+	return b.String()
 }
 
 // v7 is the process's monotonic UUIDv7 clock.

@@ -11,9 +11,15 @@ import (
 var _ = Describe("idOf", func() {
 	It("writes what typeid writes for the same prefix and UUID", func() {
 		for _, prefix := range []string{"acct", "msg", "req", "with_underscore", ""} {
-			for range 2000 {
+			for i := range 2000 {
 				var u [16]byte
 				_, _ = rand.Read(u[:])
+				switch i {
+				case 0:
+					u = [16]byte{}
+				case 1:
+					u = [16]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+				}
 				want, err := typeid.FromUUIDBytesWithPrefix(prefix, u[:])
 				Expect(err).NotTo(HaveOccurred())
 				Expect(idOf(prefix, u)).To(Equal(want.String()))
