@@ -180,8 +180,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.Pre(dropUnusableRequestID)
-	e.Use(cfg.Middleware...)
-	e.Use(
+	chain := append(append([]echo.MiddlewareFunc(nil), cfg.Middleware...),
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: func() string { return store.NewID("req") }}),
 		s.observe,
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -195,6 +194,7 @@ func New(cfg Config) (*Server, error) {
 		s.validateRequest,
 		s.idempotency,
 	)
+	e.Use(composed(chain))
 	gen.RegisterHandlers(e, gen.NewStrictHandler(s, []gen.StrictMiddlewareFunc{announceDeprecation}))
 	s.mountConsole(e, core)
 	// Signed file URLs: public, outside the contract (see serveFile).
