@@ -237,10 +237,11 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 				if err != nil {
 					return err
 				}
-				var got []Finished
+				got := make([]Finished, 0, n) // at most one a message; scanned in place
 				var mms []string
 				for rows.Next() {
-					var f Finished
+					got = append(got, Finished{})
+					f := &got[len(got)-1]
 					dest := append(messageDest(&f.Message), &f.WasSending)
 					dest = append(append(dest, contactDest(&f.Contact)...), numberDest(&f.PhoneNumber)...)
 					if err := rows.Scan(dest...); err != nil {
@@ -253,7 +254,6 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 					if f.Type != "sms" {
 						mms = append(mms, f.ID)
 					}
-					got = append(got, f)
 				}
 				rows.Close()
 				if err := rows.Err(); err != nil {

@@ -69,12 +69,14 @@ func colsOf(alias string, cols []string) string {
 	return strings.Join(out, ", ")
 }
 
-// messageDest returns the scan destinations of messageCols for m.
+// messageDest returns the scan destinations of messageCols for m, with room for those of the
+// columns that the hot paths read beside a message (its contact's, its number's and a few more),
+// so that appending them does not copy the slice again.
 func messageDest(m *Message) []any {
-	return []any{&m.ID, &m.ProjectID, &m.AccountID, &m.ConversationID, &m.PhoneNumberID, &m.SenderType, &m.ContactID,
+	return append(make([]any, 0, len(messageCols)+len(contactCols)+len(numberCols)+8), &m.ID, &m.ProjectID, &m.AccountID, &m.ConversationID, &m.PhoneNumberID, &m.SenderType, &m.ContactID,
 		&m.Direction, &m.Status, &m.Body, &m.Metadata, &m.Encoding, &m.Segments, &m.Type, &m.FromNumber, &m.ToNumber, &m.Carrier,
 		&m.CarrierID, &m.BlastID, &m.AutoReply, &m.Traceparent, &m.FailureReason, &m.NotBefore, &m.CreatedAt, &m.UpdatedAt,
-		&m.SendAt, &m.SentAt, &m.DeliveredAt, &m.FailedAt, &m.ReceivedAt}
+		&m.SendAt, &m.SentAt, &m.DeliveredAt, &m.FailedAt, &m.ReceivedAt)
 }
 
 // contactDest returns the scan destinations of contactCols for c.
