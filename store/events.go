@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard/switchboard/kit"
 )
@@ -232,8 +231,7 @@ func (s *Store) execEventsPG(ctx context.Context, evs []Event, at time.Time, bui
 		q, args := build(newEventArrays(evs, slots), slots)
 		var n int64
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error { return c.QueryRow(ctx, q+eventsGuard, args...).Scan(&n) })
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "22012" {
+		if isDivisionByZero(err) {
 			continue
 		}
 		if err != nil {

@@ -196,11 +196,20 @@ func (s *Store) finishOutboundSQLite(ctx context.Context, outs []Outcome) ([]Fin
 	return rows, nil
 }
 
-// finishOutboundPG is FinishOutbound in two statements. The first locks the messages (in id
-// order), reads the status each had before, which RETURNING cannot show (a row that a concurrent
-// statement changed is read as that statement left it), updates them, takes them out of the
+// finishOutboundPG is FinishOutbound in two statements. The first reads the messages' status
+// (which RETURNING cannot show as it was), updates them in id order, takes them out of the
 // outbound queue, sets and lifts blocks, and returns them with their contacts and numbers; the
 // second records the events, with the commit.
+//
+// The first statement finds each message by the row version that its snapshot read (ctid: one
+// walk of the primary key, not two) and updates it only if its status is still the one read, so
+// that was_sending is true. A message that a concurrent statement changed after the snapshot
+// (the dispatch recording it sent, another instance recording its receipt) is then not updated:
+// the update, waiting for that statement's lock, finds the row's status changed (or the row's
+// newest version is one the snapshot does not see). The statement stops itself when it updated
+// fewer messages than it read (its guard divides by zero), and the transaction is rolled back
+// and runs again with a snapshot that sees the change. Reading without FOR UPDATE spares a lock,
+// and its WAL record, per message.
 func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules OutcomeRules, events func([]*Finished) ([]Event, error)) error {
 	n := len(outs)
 	ids, status, reason, cid := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -210,15 +219,15 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 	}
 	q := `WITH v AS (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[])
 				AS v(id, status, at, reason, cid) ORDER BY id),
-		w AS (SELECT m.id, m.status FROM messages m JOIN v ON v.id = m.id
-			WHERE m.direction = 'outbound' AND m.status IN ('sending', 'sent') ORDER BY m.id FOR UPDATE OF m),
-		u AS (UPDATE messages AS m SET status = v.status, updated_at = GREATEST(v.at, m.sent_at), sent_at = COALESCE(m.sent_at, v.at),
-				delivered_at = CASE WHEN v.status = 'delivered' THEN GREATEST(v.at, m.sent_at) ELSE m.delivered_at END,
-				failed_at = CASE WHEN v.status = 'failed' THEN GREATEST(v.at, m.sent_at) ELSE m.failed_at END,
-				failure_reason = CASE WHEN v.status = 'failed' THEN v.reason ELSE m.failure_reason END,
-				carrier_id = COALESCE(m.carrier_id, NULLIF(v.cid, ''))
-			FROM v, w WHERE m.id = v.id AND m.id = w.id AND m.status IN ('sending', 'sent')
-			RETURNING m.*, w.status = 'sending' AS was_sending),
+		w AS (SELECT m.ctid AS tid, m.status AS was, v.* FROM messages m JOIN v ON v.id = m.id
+			WHERE m.direction = 'outbound' AND m.status IN ('sending', 'sent') ORDER BY m.id),
+		u AS (UPDATE messages AS m SET status = w.status, updated_at = GREATEST(w.at, m.sent_at), sent_at = COALESCE(m.sent_at, w.at),
+				delivered_at = CASE WHEN w.status = 'delivered' THEN GREATEST(w.at, m.sent_at) ELSE m.delivered_at END,
+				failed_at = CASE WHEN w.status = 'failed' THEN GREATEST(w.at, m.sent_at) ELSE m.failed_at END,
+				failure_reason = CASE WHEN w.status = 'failed' THEN w.reason ELSE m.failure_reason END,
+				carrier_id = COALESCE(m.carrier_id, NULLIF(w.cid, ''))
+			FROM w WHERE m.ctid = w.tid AND m.status = w.was
+			RETURNING m.*, w.was = 'sending' AS was_sending),
 		dq AS (DELETE FROM outbound_queue q USING u WHERE q.message_id = u.id),
 		bl AS (INSERT INTO blocked_numbers (account_id, phone_number, reason, blocked_at, retry_after)
 			SELECT DISTINCT ON (account_id, to_number) account_id, to_number, failure_reason, failed_at, failed_at + $7::interval
@@ -229,8 +238,10 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 		ub AS (DELETE FROM blocked_numbers b USING u WHERE u.status = 'delivered' AND b.account_id = u.account_id
 			AND b.phone_number = u.to_number)
 		SELECT ` + colsOf("u", messageCols) + `, u.was_sending, ` + colsOf("k", contactCols) + `, ` + colsOf("pn", numberCols) + `
-		FROM u JOIN contacts k ON k.id = u.contact_id JOIN phone_numbers pn ON pn.id = u.phone_number_id ORDER BY u.id`
-	for _, slots := range []int{deliveryIDsPerEvent, 16, 128} {
+		FROM u JOIN contacts k ON k.id = u.contact_id JOIN phone_numbers pn ON pn.id = u.phone_number_id
+		WHERE 1 / CASE WHEN (SELECT COUNT(*) FROM u) = (SELECT COUNT(*) FROM w) THEN 1 ELSE 0 END = 1 ORDER BY u.id`
+	slots := []int{deliveryIDsPerEvent, 16, 128}
+	for races := 0; ; {
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error {
 			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
 				rows, err := tx.Query(ctx, q, ids, status, at, reason, cid, rules.BlockReasons, rules.BlockFor)
@@ -257,6 +268,9 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 				}
 				rows.Close()
 				if err := rows.Err(); err != nil {
+					if isDivisionByZero(err) {
+						return errReceiptRaced
+					}
 					return err
 				}
 				if len(mms) > 0 {
@@ -274,8 +288,11 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 				now := time.Now().UTC().Truncate(time.Microsecond)
 				prepareEvents(ctx, evs, now)
 				var n int64
-				stmt := "WITH " + eventsFanout(1, slots, "") + eventsGuard
-				if err := tx.QueryRow(ctx, stmt, newEventArrays(evs, slots).args(now)...).Scan(&n); err != nil {
+				stmt := "WITH " + eventsFanout(1, slots[0], "") + eventsGuard
+				if err := tx.QueryRow(ctx, stmt, newEventArrays(evs, slots[0]).args(now)...).Scan(&n); err != nil {
+					if isDivisionByZero(err) {
+						return errFewDeliveryIDs
+					}
 					return err
 				}
 				if n > 0 {
@@ -284,13 +301,32 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 				return nil
 			})
 		})
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "22012" {
-			continue
+		switch {
+		case errors.Is(err, errReceiptRaced) && races < 3:
+			races++
+		case errors.Is(err, errFewDeliveryIDs) && len(slots) > 1:
+			slots = slots[1:]
+		case errors.Is(err, errFewDeliveryIDs):
+			return errors.New("store: finish messages: a project has more than 128 webhook endpoints for one event type")
+		default:
+			return translate(err, "finish messages")
 		}
-		return translate(err, "finish messages")
 	}
-	return errors.New("store: finish messages: a project has more than 128 webhook endpoints for one event type")
+}
+
+// errReceiptRaced and errFewDeliveryIDs are why finishOutboundPG runs its transaction again: a
+// message changed between the statement's snapshot and its lock, or an event has more endpoints
+// than delivery ids.
+var (
+	errReceiptRaced   = errors.New("store: a message changed while its outcome was recorded")
+	errFewDeliveryIDs = errors.New("store: an event has more webhook endpoints than delivery ids")
+)
+
+// isDivisionByZero reports whether err is PostgreSQL's division by zero, with which the store's
+// statements stop themselves (eventsGuard, the receipt statement's guard).
+func isDivisionByZero(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "22012"
 }
 
 // attachmentsPG completes messages with their attachments (without their bytes), in order.
