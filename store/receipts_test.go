@@ -28,25 +28,18 @@ var _ = Describe("Recording outcomes", func() {
 	)
 
 	BeforeEach(func() {
-		var cleanup func()
-		var err error
-		st, cleanup, err = store.OpenTest(ctx, GinkgoT().TempDir())
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(cleanup)
+		var project, account string
+		st, project, account = storeWithAccount(ctx, "receipts")
 		now = time.Now().UTC().Truncate(time.Millisecond)
-		p, err := st.CreateProject(ctx, "receipts")
-		Expect(err).NotTo(HaveOccurred())
-		a := &store.Account{ProjectID: p.ID, Name: "receipts"}
-		Expect(st.CreateAccount(ctx, a)).To(Succeed())
-		number := store.PhoneNumber{ID: store.NewID("pn"), ProjectID: p.ID, AccountID: &a.ID, Number: "+15550100000",
+		number := store.PhoneNumber{ID: store.NewID("pn"), ProjectID: project, AccountID: &account, Number: "+15550100000",
 			Type: "local", Country: "US", Carrier: "sim", CreatedAt: now, UpdatedAt: now}
 		Expect(st.InsertPhoneNumber(ctx, &number)).To(Succeed())
 		body := "hello"
-		msg = store.Message{ID: store.NewID("msg"), ProjectID: p.ID, AccountID: a.ID, PhoneNumberID: number.ID,
+		msg = store.Message{ID: store.NewID("msg"), ProjectID: project, AccountID: account, PhoneNumberID: number.ID,
 			SenderType: "local", Direction: store.DirectionOutbound, Status: store.StatusQueued, Body: &body, Encoding: "gsm7",
 			Segments: 1, Type: "sms", FromNumber: number.Number, ToNumber: "+15550200001", Carrier: "sim", CreatedAt: now, UpdatedAt: now}
 		Expect(st.Tx(ctx, func(tx *store.Store) error {
-			pair, err := tx.ResolvePair(ctx, store.Contact{ProjectID: p.ID, AccountID: a.ID, PhoneNumber: msg.ToNumber}, number.ID, now, nil)
+			pair, err := tx.ResolvePair(ctx, store.Contact{ProjectID: project, AccountID: account, PhoneNumber: msg.ToNumber}, number.ID, now, nil)
 			if err != nil {
 				return err
 			}

@@ -24,18 +24,8 @@ var _ = Describe("A webhook endpoint with deliveries", func() {
 	)
 
 	BeforeEach(func() {
-		var cleanup func()
-		var err error
-		st, cleanup, err = store.OpenTest(ctx, GinkgoT().TempDir())
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(cleanup)
+		st, project, account = storeWithAccount(ctx, "endpoints")
 		now = time.Now().UTC().Truncate(time.Millisecond)
-		p, err := st.CreateProject(ctx, "endpoints")
-		Expect(err).NotTo(HaveOccurred())
-		project = p.ID
-		a := &store.Account{ProjectID: p.ID, Name: "endpoints"}
-		Expect(st.CreateAccount(ctx, a)).To(Succeed())
-		account = a.ID
 	})
 
 	endpoint := func() string {
@@ -125,3 +115,16 @@ var _ = Describe("A webhook endpoint with deliveries", func() {
 		Expect(deliveriesOf(id)).To(Equal(int64(1)))
 	})
 })
+
+// storeWithAccount opens a database of the spec's own (DeferCleanup closes it) with a project and
+// an account named name, and returns their ids.
+func storeWithAccount(ctx context.Context, name string) (st *store.Store, project, account string) {
+	st, cleanup, err := store.OpenTest(ctx, GinkgoT().TempDir())
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(cleanup)
+	p, err := st.CreateProject(ctx, name)
+	Expect(err).NotTo(HaveOccurred())
+	a := &store.Account{ProjectID: p.ID, Name: name}
+	Expect(st.CreateAccount(ctx, a)).To(Succeed())
+	return st, p.ID, a.ID
+}
