@@ -154,11 +154,12 @@ type eventArrays struct {
 }
 
 func newEventArrays(evs []Event, slots int) *eventArrays {
-	a := &eventArrays{}
-	for _, e := range evs {
-		a.id, a.project, a.account = append(a.id, e.ID), append(a.project, e.ProjectID), append(a.account, e.AccountID)
-		a.typ, a.data, a.subject = append(a.typ, e.Type), append(a.data, e.Data), append(a.subject, e.subject)
-		a.tp, a.at = append(a.tp, e.Traceparent), append(a.at, e.CreatedAt)
+	n := len(evs)
+	a := &eventArrays{id: make([]string, n), project: make([]string, n), account: make([]string, n), typ: make([]string, n),
+		data: make([]string, n), subject: make([]string, n), tp: make([]*string, n), at: make([]time.Time, n)}
+	for i, e := range evs {
+		a.id[i], a.project[i], a.account[i], a.typ[i] = e.ID, e.ProjectID, e.AccountID, e.Type
+		a.data[i], a.subject[i], a.tp[i], a.at[i] = e.Data, e.subject, e.Traceparent, e.CreatedAt
 	}
 	a.deliveries = make([][]string, slots)
 	for k := range a.deliveries {
