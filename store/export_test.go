@@ -28,3 +28,6 @@ func IsFastArrayPlan(m *pgtype.Map, oid uint32, value any) bool {
 	_, ok := m.PlanEncode(oid, pgtype.BinaryFormatCode, value).(fastArrayPlan)
 	return ok
 }
+
+// LoadSendContextsPG is the send read's statement on PostgreSQL, for a spec of its plan.
+var LoadSendContextsPG = loadSendContextsPG

@@ -2,12 +2,15 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"gorm.io/gorm"
 
 	"github.com/switchboard/switchboard/store"
 )
@@ -132,6 +135,32 @@ var _ = Describe("Batched sends", func() {
 		Expect(count(ctx, `SELECT COUNT(*) FROM events WHERE data LIKE ?`, "%"+lost.New.Conversation.ID+"%")).To(BeZero())
 		// One delivery per conversation.created event the batch recorded (the prior one's too).
 		Expect(count(ctx, `SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = ?`, ep.ID)).To(BeEquivalentTo(3))
+	})
+
+	It("finds a send's contact through its account and recipient in the read's generic plan, even one made on an empty table (PostgreSQL)", func(ctx context.Context) {
+		if st.Dialect() != store.Postgres {
+			Skip("PostgreSQL's plan")
+		}
+		// The read runs its generic plan (store.LoadSendContexts), which a connection may make
+		// while contacts is empty, as on a new database: emptied here in a transaction that is
+		// rolled back.
+		var plan []string
+		err := st.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			for _, q := range []string{"TRUNCATE contacts CASCADE", "SET LOCAL plan_cache_mode = force_generic_plan",
+				"PREPARE send_read_plan (text[], text[], text[], text[]) AS " + store.LoadSendContextsPG} {
+				if err := tx.Exec(q).Error; err != nil {
+					return err
+				}
+			}
+			defer tx.Exec("DEALLOCATE send_read_plan")
+			if err := tx.Raw(`EXPLAIN EXECUTE send_read_plan ('{p}', '{a}', '{""}', '{+16475550100}')`).Scan(&plan).Error; err != nil {
+				return err
+			}
+			return errors.New("rolled back")
+		})
+		Expect(err).To(MatchError("rolled back"))
+		Expect(strings.Join(plan, "\n")).To(And(ContainSubstring("using contacts_account_phone on contacts"),
+			Not(ContainSubstring("using contacts_account on contacts"))))
 	})
 
 	It("writes one new contact per recipient when a batch holds two sends to it", func(ctx context.Context) {

@@ -1,0 +1,169 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/store"
+)
+
+// BenchmarkInsertOutboundBatch writes batches of sends to new recipients (each a new contact,
+// conversation and conversation.created event with its message and queue row), as the group
+// commit of sends does at load, one batch at a time, and reports the time per message and, on
+// PostgreSQL, its backends' CPU and the statement's WAL records per message. The project has one
+// webhook endpoint, subscribed to message.delivered only, as in the e2e benchmark. It runs on
+// SQLite, or on PostgreSQL when SWITCHBOARD_TEST_DATABASE_URL is set.
+func BenchmarkInsertOutboundBatch(b *testing.B) {
+	ctx := context.Background()
+	st, cleanup, err := store.OpenTest(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cleanup()
+	p, err := st.CreateProject(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := &store.Account{ProjectID: p.ID, Name: "bench"}
+	if err := st.CreateAccount(ctx, a); err != nil {
+		b.Fatal(err)
+	}
+	number := &store.PhoneNumber{ProjectID: p.ID, AccountID: &a.ID, Number: "+18005550100", Type: store.NumberTollFree,
+		Country: "US", Carrier: "sim"}
+	if err := st.InsertPhoneNumber(ctx, number); err != nil {
+		b.Fatal(err)
+	}
+	ep := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: p.ID, URL: "https://hooks.example/bench",
+		Events: "message.delivered", Secret: "whsec_bench", Enabled: true}
+	if err := st.CreateWebhookEndpoint(ctx, ep); err != nil {
+		b.Fatal(err)
+	}
+	pg := st.Dialect() == store.Postgres
+	if pg {
+		if err := st.DB().Exec("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").Error; err != nil {
+			b.Skipf("pg_stat_statements: %v", err)
+		}
+	}
+	handsets := 0
+	send := func(now time.Time) store.OutboundSend {
+		handsets++
+		to := fmt.Sprintf("+1647%07d", handsets)
+		c := store.Contact{ID: store.NewID(store.PrefixContact), ProjectID: p.ID, AccountID: a.ID, PhoneNumber: to, Metadata: store.Metadata{},
+			CreatedAt: now, UpdatedAt: now}
+		cv := store.Conversation{ID: store.NewID(store.PrefixConversation), ProjectID: p.ID, AccountID: a.ID,
+			PhoneNumberID: number.ID, ContactID: c.ID, CreatedAt: now}
+		ev, err := store.NewEvent(p.ID, a.ID, "conversation.created", map[string]any{"id": cv.ID, "contact": map[string]any{
+			"id": c.ID, "phone_number": to, "first_name": nil, "last_name": nil, "email": nil, "metadata": map[string]any{}},
+			"phone_number": map[string]any{"id": number.ID, "number": number.Number, "type": "toll_free", "name": nil}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		body := "Your code is 123456. It expires in 10 minutes."
+		m := &store.Message{ID: store.NewID(store.PrefixMessage), ProjectID: p.ID, AccountID: a.ID, ConversationID: cv.ID,
+			PhoneNumberID: number.ID, SenderType: number.Type, ContactID: c.ID, Direction: store.DirectionOutbound,
+			Status: store.StatusQueued, Body: &body, Metadata: store.Metadata{}, Encoding: "gsm7", Segments: 1, Type: "sms",
+			FromNumber: number.Number, ToNumber: to, Carrier: "sim", CreatedAt: now, UpdatedAt: now}
+		return store.OutboundSend{Message: m, New: &store.NewPair{Contact: c, Conversation: cv, Event: ev}}
+	}
+	// statementWAL is the WAL records and calls so far of the database's statements that insert
+	// messages.
+	statementWAL := func() (wal, calls int64) {
+		if !pg {
+			return 0, 0
+		}
+		row := st.DB().Raw(`SELECT COALESCE(SUM(wal_records), 0)::bigint, COALESCE(SUM(calls), 0)::bigint FROM pg_stat_statements
+			WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND query LIKE '%INSERT INTO messages%'`).Row()
+		if err := row.Scan(&wal, &calls); err != nil {
+			b.Fatal(err)
+		}
+		return wal, calls
+	}
+	for _, size := range []int{1, 9, 30, 60} {
+		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+			msgs := 0
+			cpu := backendCPU(b, st)
+			wal, _ := statementWAL()
+			for b.Loop() {
+				b.StopTimer()
+				now := time.Now().UTC()
+				sends := make([]store.OutboundSend, size)
+				for i := range sends {
+					sends[i] = send(now)
+				}
+				b.StartTimer()
+				written, err := st.InsertOutboundBatch(ctx, sends)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, w := range written {
+					if !w {
+						b.Fatal("a send was not written")
+					}
+				}
+				msgs += size
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(msgs)/1000, "µs/msg")
+			if pg {
+				b.ReportMetric((backendCPU(b, st)-cpu).Seconds()*1e6/float64(msgs), "pg-µs/msg")
+				w, _ := statementWAL()
+				b.ReportMetric(float64(w-wal)/float64(msgs), "wal/msg")
+			}
+		})
+	}
+}
+
+// BenchmarkLoadSendContexts reads the contexts of batches of sends to new recipients, as the
+// group commit of sends does at load, after 20,000 sends to other recipients, and reports the
+// time per send and, on PostgreSQL, its backends' CPU per send.
+func BenchmarkLoadSendContexts(b *testing.B) {
+	ctx := context.Background()
+	st, cleanup, err := store.OpenTest(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cleanup()
+	p, err := st.CreateProject(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := &store.Account{ProjectID: p.ID, Name: "bench"}
+	if err := st.CreateAccount(ctx, a); err != nil {
+		b.Fatal(err)
+	}
+	number := &store.PhoneNumber{ProjectID: p.ID, AccountID: &a.ID, Number: "+18005550100", Type: store.NumberTollFree,
+		Country: "US", Carrier: "sim"}
+	if err := st.InsertPhoneNumber(ctx, number); err != nil {
+		b.Fatal(err)
+	}
+	if st.Dialect() == store.Postgres {
+		if err := st.DB().Exec(`INSERT INTO contacts (id, project_id, account_id, phone_number, metadata, created_at, updated_at)
+			SELECT 'ctc_' || g, ?, ?, '+1416' || lpad(g::text, 7, '0'), '{}', now(), now() FROM generate_series(1, 20000) g`, p.ID, a.ID).Error; err != nil {
+			b.Fatal(err)
+		}
+	}
+	handsets := 0
+	for _, size := range []int{1, 9, 30} {
+		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+			msgs := 0
+			cpu := backendCPU(b, st)
+			for b.Loop() {
+				keys := make([]store.SendContextKey, size)
+				for i := range keys {
+					handsets++
+					keys[i] = store.SendContextKey{ProjectID: p.ID, AccountID: a.ID, Recipient: fmt.Sprintf("+1647%07d", handsets)}
+				}
+				scs, _, err := st.LoadSendContexts(ctx, keys)
+				if err != nil || scs[0] == nil || scs[0].Sender == nil {
+					b.Fatal("no context", err)
+				}
+				msgs += size
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(msgs)/1000, "µs/msg")
+			if st.Dialect() == store.Postgres {
+				b.ReportMetric((backendCPU(b, st)-cpu).Seconds()*1e6/float64(msgs), "pg-µs/msg")
+			}
+		})
+	}
+}
