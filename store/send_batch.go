@@ -360,12 +360,22 @@ func insertRows(table string, cols []string, rows [][]any) (string, []any) {
 	return sb.String(), args
 }
 
-// insertOutboundBatchPG is InsertOutboundBatch's one statement: i unnests the sends, c inserts
-// the new contacts (none where one exists by then), cv the new conversations of the contacts c
-// made, ok keeps the sends of an existing pair and those whose conversation cv made, m and mq
-// insert their messages and queue rows, and eventsFanout the conversation.created events of the
-// conversations cv made. It returns the ids of the messages written.
-const insertOutboundBatchPG = `WITH i AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+// insertOutboundBatchPG is InsertOutboundBatch's one statement, in two forms. i unnests the sends,
+// c inserts the new contacts, cv the new conversations, m and mq the messages and queue rows, and
+// eventsFanout the conversation.created events of the new conversations; it returns the ids of the
+// messages written.
+//
+// The plain form (insertOutboundBatchPlainPG) writes every send: a new contact that exists by
+// then (a concurrent send or import made it, or an earlier send of the batch to the same
+// recipient) fails the whole statement on contacts_account_phone, which writes nothing, and the
+// batch then runs the careful form (insertOutboundBatchCarefulPG): c skips such contacts
+// (ON CONFLICT DO NOTHING), cv makes the conversations of the contacts c made, and ok keeps the
+// sends of an existing pair and those whose conversation cv made. The careful form costs more for
+// every row (a speculative insertion: a check of the unique index before the insert, a lock and
+// a WAL record to confirm it after; BenchmarkInsertOutboundBatch) and it is needed only when a
+// send races another to a new recipient.
+func insertOutboundBatchPG(careful bool) string {
+	q := `WITH i AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
 		$6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[], $13::text[], $14::text[], $15::text[],
 		$16::text[], $17::text[], $18::timestamptz[], $19::timestamptz[], $20::timestamptz[], $21::timestamptz[], $22::bool[],
 		$23::text[], $24::text[], $25::text[], $26::text[], $27::text[], $28::bool[])
@@ -375,12 +385,21 @@ const insertOutboundBatchPG = `WITH i AS (SELECT * FROM unnest($1::text[], $2::t
 	c AS (INSERT INTO contacts (id, project_id, account_id, phone_number, email, first_name, last_name, metadata,
 			outbound_disabled, opted_out, created_at, updated_at)
 		SELECT contact_id, project_id, account_id, c_phone, c_email, c_first_name, c_last_name, c_metadata, c_outbound_disabled,
-			FALSE, created_at, created_at FROM i WHERE fresh
+			FALSE, created_at, created_at FROM i WHERE fresh`
+	if careful {
+		q += `
 		ON CONFLICT (account_id, phone_number) DO NOTHING RETURNING id),
 	cv AS (INSERT INTO conversations (id, project_id, account_id, phone_number_id, contact_id, created_at)
 		SELECT i.conversation_id, i.project_id, i.account_id, i.phone_number_id, i.contact_id, i.created_at
 		FROM i JOIN c ON c.id = i.contact_id WHERE i.fresh RETURNING id),
-	ok AS (SELECT * FROM i WHERE NOT fresh OR conversation_id IN (SELECT id FROM cv)),
+	ok AS (SELECT * FROM i WHERE NOT fresh OR conversation_id IN (SELECT id FROM cv)),`
+	} else {
+		q += `),
+	cv AS (INSERT INTO conversations (id, project_id, account_id, phone_number_id, contact_id, created_at)
+		SELECT conversation_id, project_id, account_id, phone_number_id, contact_id, created_at FROM i WHERE fresh),
+	ok AS (SELECT * FROM i),`
+	}
+	return q + `
 	m AS (INSERT INTO messages (id, project_id, account_id, conversation_id, phone_number_id, sender_type, contact_id,
 			direction, status, body, metadata, encoding, segments, type, from_number, to_number, carrier, auto_reply,
 			traceparent, created_at, updated_at, send_at)
@@ -389,6 +408,17 @@ const insertOutboundBatchPG = `WITH i AS (SELECT * FROM unnest($1::text[], $2::t
 		FROM ok RETURNING id),
 	mq AS (INSERT INTO outbound_queue (message_id, due_at) SELECT id, due_at FROM ok),
 	`
+}
+
+// The two forms of insertOutboundBatchPG.
+var (
+	insertOutboundBatchPlainPG   = insertOutboundBatchPG(false)
+	insertOutboundBatchCarefulPG = insertOutboundBatchPG(true)
+)
+
+// deliverySlots are the delivery ids per event that insertOutboundBatchPG's statement brings, in
+// turn, as long as an event has more subscribed endpoints.
+var deliverySlots = []int{deliveryIDsPerEvent, 16, 128}
 
 // insertOutboundBatchArgs is the number of parameters of insertOutboundBatchPG before the
 // events'.
@@ -440,10 +470,14 @@ func (s *Store) insertOutboundBatchPG(ctx context.Context, sends []OutboundSend)
 		types, froms, tos, carriers, tps, created, updated, sendAt, due, fresh, cPhones, cEmails, cFirst, cLast, cMetadata, cDisabled}
 	at := now()
 	prepareEvents(ctx, evs, at)
-	for _, slots := range []int{deliveryIDsPerEvent, 16, 128} {
-		ea := newEventArrays(evs, slots)
-		q := insertOutboundBatchPG + eventsFanout(insertOutboundBatchArgs+1, slots, "WHERE ev.subject IN (SELECT id FROM cv)") +
-			`SELECT ARRAY(SELECT id FROM m), ` + eventsGuard[len("SELECT "):]
+	careful := false
+	for slots := 0; slots < len(deliverySlots); {
+		ea := newEventArrays(evs, deliverySlots[slots])
+		q := insertOutboundBatchPlainPG + eventsFanout(insertOutboundBatchArgs+1, deliverySlots[slots], "")
+		if careful {
+			q = insertOutboundBatchCarefulPG + eventsFanout(insertOutboundBatchArgs+1, deliverySlots[slots], "WHERE ev.subject IN (SELECT id FROM cv)")
+		}
+		q += `SELECT ARRAY(SELECT id FROM m), ` + eventsGuard[len("SELECT "):]
 		var made []string
 		var deliveries int64
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error {
@@ -451,6 +485,11 @@ func (s *Store) insertOutboundBatchPG(ctx context.Context, sends []OutboundSend)
 		})
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "22012" {
+			slots++
+			continue
+		}
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "contacts_account_phone" && !careful {
+			careful = true
 			continue
 		}
 		if err != nil {
