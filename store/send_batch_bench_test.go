@@ -17,24 +17,7 @@ import (
 // SQLite, or on PostgreSQL when SWITCHBOARD_TEST_DATABASE_URL is set.
 func BenchmarkInsertOutboundBatch(b *testing.B) {
 	ctx := context.Background()
-	st, cleanup, err := store.OpenTest(ctx, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cleanup()
-	p, err := st.CreateProject(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	a := &store.Account{ProjectID: p.ID, Name: "bench"}
-	if err := st.CreateAccount(ctx, a); err != nil {
-		b.Fatal(err)
-	}
-	number := &store.PhoneNumber{ProjectID: p.ID, AccountID: &a.ID, Number: "+18005550100", Type: store.NumberTollFree,
-		Country: "US", Carrier: "sim"}
-	if err := st.InsertPhoneNumber(ctx, number); err != nil {
-		b.Fatal(err)
-	}
+	st, p, a, number := benchSender(ctx, b)
 	ep := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: p.ID, URL: "https://hooks.example/bench",
 		Events: "message.delivered", Secret: "whsec_bench", Enabled: true}
 	if err := st.CreateWebhookEndpoint(ctx, ep); err != nil {
@@ -115,28 +98,11 @@ func BenchmarkInsertOutboundBatch(b *testing.B) {
 }
 
 // BenchmarkLoadSendContexts reads the contexts of batches of sends to new recipients, as the
-// group commit of sends does at load, after 20,000 sends to other recipients, and reports the
-// time per send and, on PostgreSQL, its backends' CPU per send.
+// group commit of sends does at load, beside 20,000 other contacts of the account (on PostgreSQL),
+// and reports the time per send and, on PostgreSQL, its backends' CPU per send.
 func BenchmarkLoadSendContexts(b *testing.B) {
 	ctx := context.Background()
-	st, cleanup, err := store.OpenTest(ctx, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cleanup()
-	p, err := st.CreateProject(ctx, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	a := &store.Account{ProjectID: p.ID, Name: "bench"}
-	if err := st.CreateAccount(ctx, a); err != nil {
-		b.Fatal(err)
-	}
-	number := &store.PhoneNumber{ProjectID: p.ID, AccountID: &a.ID, Number: "+18005550100", Type: store.NumberTollFree,
-		Country: "US", Carrier: "sim"}
-	if err := st.InsertPhoneNumber(ctx, number); err != nil {
-		b.Fatal(err)
-	}
+	st, p, a, _ := benchSender(ctx, b)
 	if st.Dialect() == store.Postgres {
 		if err := st.DB().Exec(`INSERT INTO contacts (id, project_id, account_id, phone_number, metadata, created_at, updated_at)
 			SELECT 'ctc_' || g, ?, ?, '+1416' || lpad(g::text, 7, '0'), '{}', now(), now() FROM generate_series(1, 20000) g`, p.ID, a.ID).Error; err != nil {
@@ -166,4 +132,27 @@ func BenchmarkLoadSendContexts(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchSender opens a test store (closed when b ends) with a project, an account and its number.
+func benchSender(ctx context.Context, b *testing.B) (*store.Store, *store.Project, *store.Account, *store.PhoneNumber) {
+	st, cleanup, err := store.OpenTest(ctx, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(cleanup)
+	p, err := st.CreateProject(ctx, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := &store.Account{ProjectID: p.ID, Name: "bench"}
+	if err := st.CreateAccount(ctx, a); err != nil {
+		b.Fatal(err)
+	}
+	number := &store.PhoneNumber{ProjectID: p.ID, AccountID: &a.ID, Number: "+18005550100", Type: store.NumberTollFree,
+		Country: "US", Carrier: "sim"}
+	if err := st.InsertPhoneNumber(ctx, number); err != nil {
+		b.Fatal(err)
+	}
+	return st, p, a, number
 }
