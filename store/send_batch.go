@@ -62,7 +62,7 @@ func (s *Store) LoadSendContexts(ctx context.Context, keys []SendContextKey) (ou
 		// sends, 40-80 µs with the generic plan). The setting lasts for this statement only: the
 		// three statements are one implicit transaction, so an error rolls the SET back too. The
 		// generic plan reads contacts through contacts_account_phone even when it was made on an
-		// empty table (migration 0030), and the toll-free campaigns through their partial index
+		// empty table (migration 0031), and the toll-free campaigns through their partial index
 		// (the status is a literal).
 		b := &pgx.Batch{}
 		b.Queue("SET plan_cache_mode = force_generic_plan")
