@@ -11,8 +11,8 @@ type Metadata map[string]string
 
 // Value encodes the map as JSON; nil is stored as {}.
 func (m Metadata) Value() (driver.Value, error) {
-	if m == nil {
-		return "{}", nil
+	if len(m) == 0 {
+		return "{}", nil // what json.Marshal writes for an empty map, without it
 	}
 	b, err := json.Marshal(map[string]string(m))
 	return string(b), err
@@ -26,11 +26,33 @@ func (m *Metadata) Scan(src any) error {
 		*m = Metadata{}
 		return nil
 	case string:
+		if v == "{}" {
+			*m = Metadata{}
+			return nil
+		}
 		b = []byte(v)
 	case []byte:
 		b = v
 	default:
 		return fmt.Errorf("store: metadata from %T", src)
+	}
+	return m.decode(b)
+}
+
+// ScanBytes decodes a JSON object from the bytes of a text column as pgx reads them
+// (pgtype.BytesScanner), without copying them into a string first; nil is NULL.
+func (m *Metadata) ScanBytes(src []byte) error {
+	if src == nil {
+		return m.Scan(nil)
+	}
+	return m.decode(src)
+}
+
+// decode sets m from the JSON b. Most metadata is empty: "{}" needs no decoder.
+func (m *Metadata) decode(b []byte) error {
+	if string(b) == "{}" {
+		*m = Metadata{}
+		return nil
 	}
 	out := Metadata{}
 	if err := json.Unmarshal(b, &out); err != nil {
