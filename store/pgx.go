@@ -91,13 +91,13 @@ func numberDest(n *PhoneNumber) []any {
 		&n.CampaignID, &n.AttachmentStatus, &n.CreatedAt, &n.UpdatedAt, &n.ReleasedAt}
 }
 
-// utcMessage puts a scanned message's times in UTC, as gorm's reads give them.
+// utcMessage puts a scanned message's times in UTC, as gorm's reads give them. The optional
+// times change in place: the scan made each of them for this row.
 func utcMessage(m *Message) {
 	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
-	for _, p := range []**time.Time{&m.NotBefore, &m.SendAt, &m.SentAt, &m.DeliveredAt, &m.FailedAt, &m.ReceivedAt} {
-		if *p != nil {
-			t := (*p).UTC()
-			*p = &t
+	for _, t := range [...]*time.Time{m.NotBefore, m.SendAt, m.SentAt, m.DeliveredAt, m.FailedAt, m.ReceivedAt} {
+		if t != nil {
+			*t = t.UTC()
 		}
 	}
 }
@@ -107,7 +107,6 @@ func utcContact(c *Contact) { c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.Up
 func utcNumber(n *PhoneNumber) {
 	n.CreatedAt, n.UpdatedAt = n.CreatedAt.UTC(), n.UpdatedAt.UTC()
 	if n.ReleasedAt != nil {
-		t := n.ReleasedAt.UTC()
-		n.ReleasedAt = &t
+		*n.ReleasedAt = n.ReleasedAt.UTC()
 	}
 }
