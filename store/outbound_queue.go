@@ -198,10 +198,12 @@ func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now tim
 			return err
 		}
 		defer rows.Close()
+		// Each row is scanned in place; the block's columns into variables that every row sets.
+		var reason *string
+		var blockedAt, retryAfter *time.Time
 		for rows.Next() {
-			var w OutboundWork
-			var reason *string
-			var blockedAt, retryAfter *time.Time
+			out = append(out, OutboundWork{})
+			w := &out[len(out)-1]
 			dest := append(messageDest(&w.Message), &w.Claimed, &w.Attempts)
 			dest = append(append(dest, contactDest(&w.Contact)...), numberDest(&w.PhoneNumber)...)
 			if err := rows.Scan(append(dest, &reason, &blockedAt, &retryAfter)...); err != nil {
@@ -217,7 +219,6 @@ func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now tim
 			if w.Claimed {
 				w.Status, w.UpdatedAt = StatusSending, now
 			}
-			out = append(out, w)
 		}
 		return rows.Err()
 	})
