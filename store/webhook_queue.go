@@ -74,7 +74,8 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var w DeliveryWork
+			out = append(out, DeliveryWork{}) // scanned in place
+			w := &out[len(out)-1]
 			d, e, v := &w.Delivery, &w.Endpoint, &w.Event
 			if err := rows.Scan(&d.ID, &d.Attempts, &e.ID, &e.ProjectID, &e.URL, &e.Secret, &e.PreviousSecret,
 				&e.PreviousSecretUntil, &e.Enabled, &e.FailingSince, &v.ID, &v.ProjectID, &v.AccountID, &v.Type, &v.Data,
@@ -83,7 +84,6 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 			}
 			d.ProjectID, d.EndpointID, d.EventID, d.EventType, d.Status = v.ProjectID, e.ID, v.ID, v.Type, DeliveryPending
 			v.CreatedAt = v.CreatedAt.UTC()
-			out = append(out, w)
 		}
 		return rows.Err()
 	})
