@@ -188,7 +188,7 @@ func (m *Messages) dispatchBatch(ctx context.Context, works []store.OutboundWork
 				m.cfg.Logger.Error("dispatch: message.sent event", "message_id", w.ID, "err", err)
 				continue
 			}
-			sent = append(sent, store.Sent{ID: w.ID, CarrierID: *r.carrierID, Event: ev})
+			sent = append(sent, store.Sent{ID: w.ID, CarrierID: *r.carrierID, Event: ev, QueueRow: w.QueueRow})
 		}
 	}
 	// The carriers have these messages: record them even if this instance is stopping.

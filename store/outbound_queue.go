@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // The outbound queue (table outbound_queue) holds the outbound messages that have yet to reach
@@ -51,7 +52,15 @@ type OutboundWork struct {
 	Attempts int
 	// Block is the account's block on the recipient, if there is one.
 	Block *BlockedNumber
+	// QueueRow is where the claim left the message's queue row (PostgreSQL): give it back in Sent
+	// so that the record of the submission deletes the row without a look-up by message id.
+	QueueRow QueueRow
 }
+
+// QueueRow locates a row of the outbound queue as a claim left it (its ctid on PostgreSQL; the
+// zero value locates nothing). It is a hint: a row moved since (requeued, claimed again) is no
+// longer there, and what is there is checked to be the same message's.
+type QueueRow struct{ tid pgtype.TID }
 
 // queuedSince is when a message started waiting to be sent: its send_at when later than its
 // creation.
@@ -170,12 +179,15 @@ func (s *Store) outboundWorks(ctx context.Context, ids []string) ([]OutboundWork
 }
 
 func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now time.Time) ([]OutboundWork, error) {
+	// The lease's update finds each row by the ctid its locking select returned (the row cannot
+	// move while locked), not through the primary key, and returns where the updated row is now,
+	// for the record of the submission to delete it the same way.
 	q := `WITH q AS (
-			SELECT message_id FROM outbound_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+			SELECT ctid FROM outbound_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
 			ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
 		), l AS (
-			UPDATE outbound_queue o SET leased_until = $3, attempts = o.attempts + 1 FROM q WHERE o.message_id = q.message_id
-			RETURNING o.message_id, o.attempts
+			UPDATE outbound_queue o SET leased_until = $3, attempts = o.attempts + 1 FROM q WHERE o.ctid = q.ctid
+			RETURNING o.message_id, o.attempts, o.ctid
 		), s AS (
 			UPDATE messages m SET status = 'sending', updated_at = $1 FROM l
 			WHERE m.id = l.message_id AND m.status IN ('queued', 'scheduled')
@@ -186,7 +198,7 @@ func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now tim
 			RETURNING m.id
 		)
 		SELECT ` + colsOf("m", messageCols) + `, s.id IS NOT NULL, l.attempts, ` + colsOf("k", contactCols) + `, ` +
-		colsOf("pn", numberCols) + `, b.reason, b.blocked_at, b.retry_after
+		colsOf("pn", numberCols) + `, b.reason, b.blocked_at, b.retry_after, l.ctid
 		FROM l JOIN messages m ON m.id = l.message_id LEFT JOIN s ON s.id = l.message_id
 		JOIN contacts k ON k.id = m.contact_id JOIN phone_numbers pn ON pn.id = m.phone_number_id
 		LEFT JOIN blocked_numbers b ON b.account_id = m.account_id AND b.phone_number = m.to_number
@@ -206,7 +218,7 @@ func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now tim
 			w := &out[len(out)-1]
 			dest := append(messageDest(&w.Message), &w.Claimed, &w.Attempts)
 			dest = append(append(dest, contactDest(&w.Contact)...), numberDest(&w.PhoneNumber)...)
-			if err := rows.Scan(append(dest, &reason, &blockedAt, &retryAfter)...); err != nil {
+			if err := rows.Scan(append(dest, &reason, &blockedAt, &retryAfter, &w.QueueRow.tid)...); err != nil {
 				return err
 			}
 			utcMessage(&w.Message)
@@ -235,6 +247,8 @@ type Sent struct {
 	CarrierID string
 	// Event is the message's message.sent, recorded only when this call moves the message to sent.
 	Event Event
+	// QueueRow is the claim's OutboundWork.QueueRow (optional).
+	QueueRow QueueRow
 }
 
 // RecordSent moves messages that are still `sending` to `sent` at at, takes them out of the
@@ -279,20 +293,30 @@ func (s *Store) RecordSent(ctx context.Context, sent []Sent, at time.Time) error
 			return tx.InsertEvents(ctx, keep)
 		})
 	}
-	ids, cids := make([]string, len(sent)), make([]string, len(sent))
+	ids, cids, tids := make([]string, len(sent)), make([]string, len(sent)), make([]pgtype.TID, len(sent))
+	located := true
 	for i, x := range sent {
-		ids[i], cids[i] = x.ID, x.CarrierID
+		ids[i], cids[i], tids[i] = x.ID, x.CarrierID, x.QueueRow.tid
+		located = located && x.QueueRow.tid.Valid
+	}
+	// The queue rows go by the ctid the claim returned, checked to hold the same message: a TID
+	// scan each, where a join on message_id took an index scan each or, in the generic plan made
+	// while the queue was small, a scan of the whole queue's primary key for every statement. A row
+	// that has moved since (claimed again after a lapsed lease) stays, and its next claim finds the
+	// message sent and drops it. Without every row's place, by message id.
+	dq := `dq AS (DELETE FROM outbound_queue q USING v WHERE q.ctid = v.tid AND q.message_id = v.id)`
+	if !located {
+		dq = `dq AS (DELETE FROM outbound_queue q WHERE q.message_id = ANY($1::text[]))`
 	}
 	prepareEvents(ctx, evs, at)
 	defer s.leftOutbound(len(ids))
 	return s.execEventsPG(ctx, evs, at, func(ea *eventArrays, slots int) (string, []any) {
-		q := `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[]) AS v(id, cid)),
+		q := `WITH v AS (SELECT * FROM unnest($1::text[], $2::text[], $4::tid[]) AS v(id, cid, tid)),
 		u AS (UPDATE messages m SET status = 'sent', sent_at = $3, updated_at = $3,
 				carrier_id = COALESCE(NULLIF(v.cid, ''), m.carrier_id)
 			FROM v WHERE m.id = v.id AND m.status = 'sending' RETURNING m.id),
-		dq AS (DELETE FROM outbound_queue q USING v WHERE q.message_id = v.id), ` +
-			eventsFanout(4, slots, "WHERE ev.subject IN (SELECT id FROM u)")
-		return q, append([]any{ids, cids, at}, ea.args(at)...)
+		` + dq + `, ` + eventsFanout(5, slots, "WHERE ev.subject IN (SELECT id FROM u)")
+		return q, append([]any{ids, cids, at, tids}, ea.args(at)...)
 	})
 }
 

@@ -147,6 +147,50 @@ var _ = Describe("Queues", func() {
 		Expect(next).To(BeNil())
 	})
 
+	It("take recorded messages out of the outbound queue by where their claim left their rows, and leave a row that moved since to its next claim", func() {
+		a, b := message(store.DirectionOutbound, ""), message(store.DirectionOutbound, "")
+		works, err := st.ClaimOutbound(ctx, criteria(now.Add(time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(2))
+		sent := make([]store.Sent, len(works))
+		for i, w := range works {
+			sent[i] = store.Sent{ID: w.ID, CarrierID: "sim-" + w.ID, QueueRow: w.QueueRow}
+		}
+		// b's row moves (a retry requeues it, and a later claim leases it again): its claim's place
+		// is stale, and b's row stays for that claim, which finds the message sent and drops it.
+		Expect(st.RequeueOutbound(ctx, []string{b.ID}, now.Add(time.Second))).To(Succeed())
+		Expect(st.RecordSent(ctx, sent, now.Add(2*time.Second))).To(Succeed())
+		for _, id := range []string{a.ID, b.ID} {
+			got, err := st.GetMessage(ctx, project, id)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.Status).To(Equal(store.StatusSent))
+			Expect(*got.CarrierID).To(Equal("sim-" + id))
+		}
+		var left []string
+		Expect(st.DB().Raw("SELECT message_id FROM outbound_queue").Scan(&left).Error).To(Succeed())
+		if st.Dialect() == store.Postgres {
+			Expect(left).To(ConsistOf(b.ID))
+			again, err := st.ClaimOutbound(ctx, criteria(now.Add(3*time.Second)))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again).To(HaveLen(1))
+			Expect(again[0].Claimed).To(BeFalse())
+			Expect(again[0].Status).To(Equal(store.StatusSent))
+			Expect(st.DropOutbound(ctx, []string{b.ID})).To(Succeed())
+		} else {
+			Expect(left).To(BeEmpty(), "SQLite takes them out by message id")
+		}
+
+		// A record without the claim's places takes the rows out by message id.
+		c := message(store.DirectionOutbound, "")
+		works, err = st.ClaimOutbound(ctx, criteria(now.Add(4*time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(1))
+		Expect(st.RecordSent(ctx, []store.Sent{{ID: c.ID, CarrierID: "sim-c"}}, now.Add(5*time.Second))).To(Succeed())
+		n, err := st.OutboundQueueLength(ctx, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(BeZero())
+	})
+
 	It("vacuum the outbound queue on PostgreSQL once enough rows have left it, so that claims do not walk past deleted rows", func() {
 		DeferCleanup(store.SetTidyQueueEvery(3))
 		var sent []store.Sent
