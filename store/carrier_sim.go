@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -201,12 +202,53 @@ func (x *SimStore) AddToOutbox(ctx context.Context, entries []*sim.OutboxEntry, 
 	}
 	// A plain insert first: a reference stored already (a repeated submission) or twice in the
 	// batch is rare, and it fails the insert, which is then made again skipping those references.
-	err := add(true)
+	var err error
+	if x.s.dialect == Postgres && !x.s.inTx() {
+		id, err = x.outboxStatementPG(ctx, rows, refs, then)
+	} else {
+		err = add(true)
+	}
 	if errors.Is(err, ErrDuplicate) {
 		err = add(false)
 	}
 	return id, err
 }
+
+// outboxStatementPG is AddToOutbox's plain insert on PostgreSQL, with the receipts, in one statement
+// and so one round trip that commits without waiting for the disk (asyncCommitPG), as TxAsync
+// does in five (BEGIN, SET LOCAL, the two inserts, COMMIT). A reference stored already fails it
+// with ErrDuplicate.
+func (x *SimStore) outboxStatementPG(ctx context.Context, rows []simOutbox, refs []string, then func(first map[string]string) ([]sim.OwedReceipt, time.Time)) (int64, error) {
+	args, err := outboxArgs(rows, refs)
+	if err != nil {
+		return 0, err
+	}
+	first := make(map[string]string, len(rows))
+	for _, r := range rows {
+		first[r.Reference] = r.CarrierID
+	}
+	receipts, due := then(first)
+	var id int64
+	err = x.s.pgxConn(ctx, func(c *pgx.Conn) error {
+		if len(receipts) == 0 {
+			_, err := c.Exec(ctx, insertOutboxPG+" WHERE "+asyncCommitPG, args...)
+			return err
+		}
+		b, err := json.Marshal(receipts)
+		if err != nil {
+			return fmt.Errorf("sim receipts: %w", err)
+		}
+		return c.QueryRow(ctx, `WITH o AS (`+insertOutboxPG+` WHERE `+asyncCommitPG+`)
+			INSERT INTO sim_receipts (due_at, receipts) VALUES ($11, $12) RETURNING id`, append(args, due.UTC(), string(b))...).Scan(&id)
+	})
+	return id, translate(err, "add to sim outbox")
+}
+
+// asyncCommitPG is a condition, true, that makes the transaction of the statement it is in commit
+// without waiting for the write-ahead log to reach the disk (PostgreSQL reads synchronous_commit
+// when it commits, before a transaction's local settings end), for statements that run on their
+// own and whose work TxAsync's rule allows to lose in a crash of the database.
+const asyncCommitPG = `(SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL`
 
 // keepReceipts inserts a batch of receipts due at due into sim_receipts and returns its id.
 func (s *Store) keepReceipts(ctx context.Context, receipts []sim.OwedReceipt, due time.Time) (int64, error) {
@@ -226,12 +268,15 @@ func (s *Store) keepReceipts(ctx context.Context, receipts []sim.OwedReceipt, du
 // ForgetReceipts deletes kept receipts (see sim.Store), in a transaction that need not wait for
 // the disk: receipts lost from the forgetting are reported again, which the core ignores.
 func (x *SimStore) ForgetReceipts(ctx context.Context, ids []int64) error {
+	if x.s.dialect == Postgres && !x.s.inTx() {
+		// One statement (one text whatever the number of ids, planned once) that commits without
+		// waiting for the disk.
+		return translate(x.s.pgxConn(ctx, func(c *pgx.Conn) error {
+			_, err := c.Exec(ctx, `DELETE FROM sim_receipts WHERE id = ANY($1::bigint[]) AND `+asyncCommitPG, ids)
+			return err
+		}), "forget sim receipts")
+	}
 	return x.s.TxAsync(ctx, func(tx *Store) error {
-		if t := sqlTx(tx.db); tx.dialect == Postgres && t != nil {
-			// One text whatever the number of ids (an array, not gorm's IN list), planned once.
-			_, err := t.ExecContext(ctx, `DELETE FROM sim_receipts WHERE id = ANY($1::bigint[])`, ids)
-			return translate(err, "forget sim receipts")
-		}
 		return translate(tx.q(ctx).Exec(`DELETE FROM sim_receipts WHERE id IN ?`, ids).Error, "forget sim receipts")
 	})
 }
@@ -305,21 +350,10 @@ func (s *Store) addToOutbox(ctx context.Context, rows []simOutbox, refs []string
 
 // addToOutboxPG is addToOutbox on PostgreSQL, in the transaction tx.
 func addToOutboxPG(ctx context.Context, tx *sql.Tx, rows []simOutbox, refs []string, plain bool) (map[string]string, error) {
-	cols := struct {
-		from, to, body, encoding, media, outcome, carrierID []string
-		parts                                               []int64
-		createdAt                                           []time.Time
-	}{}
-	for _, r := range rows {
-		media, err := json.Marshal(r.Media)
-		if err != nil {
-			return nil, fmt.Errorf("store: sim outbox media: %w", err)
-		}
-		cols.carrierID, cols.from, cols.to = append(cols.carrierID, r.CarrierID), append(cols.from, r.From), append(cols.to, r.To)
-		cols.body, cols.parts, cols.encoding = append(cols.body, r.Body), append(cols.parts, int64(r.Parts)), append(cols.encoding, r.Encoding)
-		cols.media, cols.outcome, cols.createdAt = append(cols.media, string(media)), append(cols.outcome, r.Outcome), append(cols.createdAt, r.CreatedAt)
+	args, err := outboxArgs(rows, refs)
+	if err != nil {
+		return nil, err
 	}
-	args := []any{refs, cols.carrierID, cols.from, cols.to, cols.body, cols.parts, cols.encoding, cols.media, cols.outcome, cols.createdAt}
 	first := make(map[string]string, len(refs))
 	if plain {
 		if _, err := tx.ExecContext(ctx, insertOutboxPG, args...); err != nil {
@@ -358,6 +392,25 @@ func addToOutboxPG(ctx context.Context, tx *sql.Tx, rows []simOutbox, refs []str
 		}
 	}
 	return first, nil
+}
+
+// outboxArgs are insertOutboxPG's arguments for rows, column by column.
+func outboxArgs(rows []simOutbox, refs []string) ([]any, error) {
+	cols := struct {
+		from, to, body, encoding, media, outcome, carrierID []string
+		parts                                               []int64
+		createdAt                                           []time.Time
+	}{}
+	for _, r := range rows {
+		media, err := json.Marshal(r.Media)
+		if err != nil {
+			return nil, fmt.Errorf("store: sim outbox media: %w", err)
+		}
+		cols.carrierID, cols.from, cols.to = append(cols.carrierID, r.CarrierID), append(cols.from, r.From), append(cols.to, r.To)
+		cols.body, cols.parts, cols.encoding = append(cols.body, r.Body), append(cols.parts, int64(r.Parts)), append(cols.encoding, r.Encoding)
+		cols.media, cols.outcome, cols.createdAt = append(cols.media, string(media)), append(cols.outcome, r.Outcome), append(cols.createdAt, r.CreatedAt)
+	}
+	return []any{refs, cols.carrierID, cols.from, cols.to, cols.body, cols.parts, cols.encoding, cols.media, cols.outcome, cols.createdAt}, nil
 }
 
 // insertOutboxPG inserts a batch of outbox entries, given column by column, on PostgreSQL.
