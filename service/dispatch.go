@@ -74,10 +74,16 @@ func (m *Messages) StartDispatch(ctx context.Context) *kit.Runner {
 
 // dispatchLoop claims and dispatches batches until draining closes or ctx ends. A loop that claimed
 // a full batch signals more, so that an idle loop claims the next batch meanwhile.
+//
+// Its claims and records of submissions run on a connection of its own (store.Pinned): they are
+// the same two statements over and over, and PostgreSQL plans them again on every connection they
+// ran on each time the outbound queue is vacuumed.
 func (m *Messages) dispatchLoop(ctx context.Context, draining, wake <-chan struct{}, more chan struct{}) {
+	st, release := m.cfg.Store.Pinned()
+	defer release()
 	backoff := dispatchPoll
 	for !kit.Stopping(ctx, draining) {
-		works, err := m.cfg.Store.ClaimOutbound(ctx, m.criteria())
+		works, err := st.ClaimOutbound(ctx, m.criteria())
 		if err != nil {
 			backoff = kit.ClaimFailed(ctx, draining, m.cfg.Logger, "claim outbound messages", err, backoff)
 			continue
@@ -91,7 +97,7 @@ func (m *Messages) dispatchLoop(ctx context.Context, draining, wake <-chan struc
 			}
 		}
 		if len(works) > 0 {
-			m.dispatchBatch(ctx, works)
+			m.dispatchBatch(ctx, st, works)
 			if len(works) == outboundBatch {
 				continue
 			}
@@ -124,8 +130,9 @@ func (m *Messages) criteria() store.OutboundCriteria {
 		SlotTolerance: slotTolerance, Expiry: m.cfg.Expiry}
 }
 
-// dispatchBatch submits a claimed batch and records the outcome.
-func (m *Messages) dispatchBatch(ctx context.Context, works []store.OutboundWork) {
+// dispatchBatch submits a claimed batch and records the outcome, the record of the submissions
+// through st (the loop's pinned store).
+func (m *Messages) dispatchBatch(ctx context.Context, st *store.Store, works []store.OutboundWork) {
 	var submit []*store.OutboundWork
 	var settle []*store.OutboundWork
 	for i := range works {
@@ -192,7 +199,7 @@ func (m *Messages) dispatchBatch(ctx context.Context, works []store.OutboundWork
 		}
 	}
 	// The carriers have these messages: record them even if this instance is stopping.
-	if err := m.cfg.Store.RecordSent(context.WithoutCancel(ctx), sent, at); err != nil {
+	if err := st.RecordSent(context.WithoutCancel(ctx), sent, at); err != nil {
 		m.cfg.Logger.Warn("dispatch: record sent messages; they are submitted again after their lease", "n", len(sent), "err", err)
 	}
 }

@@ -1,6 +1,11 @@
 package store
 
-import "github.com/jackc/pgx/v5/pgtype"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
 
 // SetTidyQueueEvery changes how many rows leave a queue (outbound_queue, webhook_queue) between
 // two VACUUMs of it, for a spec; it returns the function that restores the setting.
@@ -31,3 +36,19 @@ func IsFastArrayPlan(m *pgtype.Map, oid uint32, value any) bool {
 
 // LoadSendContextsPG is the send read's statement on PostgreSQL, for a spec of its plan.
 var LoadSendContextsPG = loadSendContextsPG
+
+// BackendPID is the process id of the PostgreSQL backend that the store's next pgx statement runs
+// on (a pinned store's own connection).
+func (s *Store) BackendPID(ctx context.Context) (uint32, error) {
+	var pid uint32
+	err := s.pgxConn(ctx, func(c *pgx.Conn) error { pid = c.PgConn().PID(); return nil })
+	return pid, err
+}
+
+// FailPinned fails a statement on a pinned store's connection, as a broken connection would.
+func (s *Store) FailPinned(ctx context.Context) error {
+	return s.pgxConn(ctx, func(c *pgx.Conn) error {
+		_, err := c.Exec(ctx, "SELECT 1/0")
+		return err
+	})
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,10 +17,14 @@ import (
 // format, its batches (several statements in one round trip) and its per-connection statement
 // cache, without database/sql's and gorm's layers. gorm stays for the rest.
 
-// pgxConn runs fn on a pgx connection of the pool, outside any transaction of the caller's.
+// pgxConn runs fn on a pgx connection of the pool (a pinned store's own, see Pinned), outside any
+// transaction of the caller's.
 func (s *Store) pgxConn(ctx context.Context, fn func(c *pgx.Conn) error) error {
 	if s.dialect != Postgres {
 		return errors.New("store: pgxConn needs PostgreSQL")
+	}
+	if s.pin != nil {
+		return s.pin.run(ctx, fn)
 	}
 	sqlDB, err := s.db.DB()
 	if err != nil {
@@ -30,6 +35,11 @@ func (s *Store) pgxConn(ctx context.Context, fn func(c *pgx.Conn) error) error {
 		return translate(err, "connection")
 	}
 	defer conn.Close()
+	return rawPgx(conn, fn)
+}
+
+// rawPgx runs fn on the pgx connection under conn.
+func rawPgx(conn *sql.Conn, fn func(c *pgx.Conn) error) error {
 	return conn.Raw(func(dc any) error {
 		sc, ok := dc.(*stdlib.Conn)
 		if !ok {

@@ -191,6 +191,41 @@ var _ = Describe("Queues", func() {
 		Expect(n).To(BeZero())
 	})
 
+	It("are claimed and recorded by a dispatch loop on a connection of its own (PostgreSQL), given back after a failed statement", func() {
+		if st.Dialect() != store.Postgres {
+			pinned, release := st.Pinned()
+			defer release()
+			Expect(pinned).To(BeIdenticalTo(st), "SQLite has nothing to pin")
+			return
+		}
+		pinned, release := st.Pinned()
+		pid, err := pinned.BackendPID(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		// Other connections of the pool are busy meanwhile: the pinned store's stay its own.
+		held, err := st.DB().DB()
+		Expect(err).NotTo(HaveOccurred())
+		busy, err := held.Conn(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		defer busy.Close()
+		m := message(store.DirectionOutbound, "")
+		works, err := pinned.ClaimOutbound(ctx, criteria(now.Add(time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(1))
+		Expect(pinned.BackendPID(ctx)).To(Equal(pid))
+		Expect(pinned.RecordSent(ctx, []store.Sent{{ID: m.ID, CarrierID: "sim-p", QueueRow: works[0].QueueRow}}, now.Add(2*time.Second))).To(Succeed())
+		Expect(pinned.BackendPID(ctx)).To(Equal(pid))
+
+		// After a failed statement the connection goes back to the pool (which closes a broken
+		// one) and the next statement takes one again.
+		Expect(pinned.FailPinned(ctx)).NotTo(Succeed())
+		_, err = pinned.BackendPID(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		release()
+		n, err := st.OutboundQueueLength(ctx, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(BeZero())
+	})
+
 	It("vacuum the outbound queue on PostgreSQL once enough rows have left it, so that claims do not walk past deleted rows", func() {
 		DeferCleanup(store.SetTidyQueueEvery(3))
 		var sent []store.Sent

@@ -140,6 +140,8 @@ type Store struct {
 	cfg Config
 	// tidy vacuums the outbound queue as rows leave it (queue_tidy.go); shared by the copies.
 	tidy *queueTidier
+	// pin, in a pinned store (pinned.go), is the connection its pgx statements run on.
+	pin *pinnedConn
 }
 
 // Open connects to the database named by cfg.URL. It does not migrate; call Migrate.
