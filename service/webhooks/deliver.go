@@ -38,6 +38,9 @@ const (
 	webhookPoll = 100 * time.Millisecond
 	// webhookLeaseMargin is how much longer than the attempt's timeout a claim holds a delivery.
 	webhookLeaseMargin = 5 * time.Second
+	// webhookWorkerIdle is how long an attempt's worker waits for the next claimed delivery before
+	// it ends.
+	webhookWorkerIdle = 10 * time.Second
 )
 
 // StartDeliveries starts this instance's deliverer: it claims due deliveries in batches and
@@ -52,12 +55,24 @@ func (w *Service) StartDeliveries(ctx context.Context) *kit.Runner {
 	return r
 }
 
-// deliverLoop claims due deliveries while it has room for their attempts, and starts an attempt
-// for each (counted in wg), until draining closes or ctx ends.
+// deliverLoop claims due deliveries while it has room for their attempts, and hands each to a
+// worker (counted in wg), until draining closes or ctx ends. A worker makes attempts one after
+// another and ends once it has waited webhookWorkerIdle for one, or when the loop ends: workers
+// that live on keep the stacks their attempts grew (a goroutine per attempt grew a new one each
+// time, deep in the HTTP client).
 func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg *sync.WaitGroup) {
 	wake := w.cfg.Store.Subscribe(store.WakeWebhooks)
 	slots := make(chan struct{}, webhookInFlight)
 	freed := make(chan struct{}, 1)
+	release := func() {
+		<-slots
+		select {
+		case freed <- struct{}{}:
+		default:
+		}
+	}
+	jobs := make(chan *store.DeliveryWork)
+	defer close(jobs)
 	backoff := webhookPoll
 	for !kit.Stopping(ctx, draining) {
 		room := cap(slots) - len(slots)
@@ -73,23 +88,35 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 		backoff = webhookPoll
 		for i := range works {
 			slots <- struct{}{}
-			wg.Add(1)
-			go func(work *store.DeliveryWork) {
-				defer func() {
-					<-slots
-					select {
-					case freed <- struct{}{}:
-					default:
-					}
-					wg.Done()
-				}()
-				w.deliver(ctx, work)
-			}(&works[i])
+			select {
+			case jobs <- &works[i]: // an idle worker takes it
+			default:
+				wg.Add(1)
+				go w.worker(ctx, &works[i], jobs, release, wg)
+			}
 		}
 		if len(works) == min(room, webhookClaimBatch) {
 			continue
 		}
 		kit.Sleep(ctx, draining, wake, nil, webhookPoll)
+	}
+}
+
+// worker attempts work, then each delivery it receives from jobs, calling release after each,
+// until jobs closes or none came for webhookWorkerIdle.
+func (w *Service) worker(ctx context.Context, work *store.DeliveryWork, jobs <-chan *store.DeliveryWork, release func(), wg *sync.WaitGroup) {
+	defer wg.Done()
+	idle := time.NewTimer(webhookWorkerIdle)
+	defer idle.Stop()
+	for ok := true; ok; {
+		w.deliver(ctx, work)
+		release()
+		idle.Reset(webhookWorkerIdle)
+		select {
+		case work, ok = <-jobs:
+		case <-idle.C:
+			return
+		}
 	}
 }
 
