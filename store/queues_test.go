@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -309,6 +310,40 @@ var _ = Describe("Queues", func() {
 		Expect(got.Status).To(Equal(store.DeliverySucceeded))
 		Expect(got.Attempts).To(Equal(2))
 		Expect(webhookQueue()).To(BeZero())
+	})
+
+	It("give each due webhook delivery to one of several concurrent claims", func() {
+		const total, claimers = 200, 8
+		ids := map[string]bool{}
+		for range total {
+			ids[delivery().ID] = true
+		}
+		var mu sync.Mutex
+		claimed := map[string]int{}
+		var wg sync.WaitGroup
+		for range claimers {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				for {
+					works, err := st.ClaimDeliveries(ctx, now.Add(time.Second), 5, time.Minute)
+					Expect(err).NotTo(HaveOccurred())
+					if len(works) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, w := range works {
+						claimed[w.Delivery.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		Expect(claimed).To(HaveLen(total))
+		for id, n := range claimed {
+			Expect(ids).To(HaveKey(id))
+			Expect(n).To(Equal(1), "claimed once")
+		}
 	})
 
 	It("take a delivery out of the webhook queue when its outcome ends it, even one recorded second", func() {

@@ -54,13 +54,17 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 		})
 		return out, err
 	}
-	// The lease's update finds each row by the ctid its locking select returned (the row cannot
-	// move while this statement holds its lock): one page read rather than an index walk.
-	q := `WITH q AS (
-			SELECT ctid FROM webhook_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
-			ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
-		), l AS (
-			UPDATE webhook_queue w SET leased_until = $3 FROM q WHERE w.ctid = q.ctid
+	// The lease is one update, which finds the due rows by the ctids of a plain select (a TID scan:
+	// one page read each, rather than an index walk). It locks no row first: a FOR UPDATE SKIP
+	// LOCKED select wrote a WAL record for each row's lock before the update wrote another. A
+	// concurrent claim (another instance's) that leased one of the rows first holds this update
+	// until it commits; the update then checks the row's new version against its conditions again
+	// (READ COMMITTED), finds it leased and leaves it out, so that no delivery is claimed twice.
+	// Claims take their rows in ctid order (a TID scan sorts its list), so two cannot deadlock.
+	q := `WITH l AS (
+			UPDATE webhook_queue w SET leased_until = $3
+			WHERE w.ctid = ANY (ARRAY(SELECT ctid FROM webhook_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+				ORDER BY due_at LIMIT $2)) AND w.due_at <= $1 AND (w.leased_until IS NULL OR w.leased_until <= $1)
 			RETURNING w.delivery_id, w.attempts, w.endpoint_id, w.event_id
 		)
 		SELECT l.delivery_id, l.attempts, e.id, e.project_id, e.url, e.secret, e.previous_secret, e.previous_secret_until,

@@ -196,14 +196,20 @@ const webhookDeferral = 10 * time.Second
 func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status int, failure, outcome string) {
 	// A span per attempt, in the trace of the work that made the event (the request that sent
 	// a message, for message.*), whose traceparent the endpoint also gets.
+	// Its attributes are made only when it is recorded (tracing is off by default).
 	ctx, span := tracer().Start(kit.WithTraceparent(ctx, work.Event.Traceparent), "webhook.attempt",
-		trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attribute.String("switchboard.event_id", work.Event.ID),
+		trace.WithSpanKind(trace.SpanKindClient))
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("switchboard.event_id", work.Event.ID),
 			attribute.String("switchboard.event_type", work.Event.Type), attribute.String("switchboard.endpoint_id", work.Endpoint.ID),
-			attribute.String("switchboard.delivery_id", work.Delivery.ID)))
+			attribute.String("switchboard.delivery_id", work.Delivery.ID))
+	}
 	defer func() {
-		span.SetAttributes(attribute.Int("http.response.status_code", status), attribute.String("switchboard.outcome", outcome))
-		if failure != "" {
-			span.SetStatus(codes.Error, failure)
+		if span.IsRecording() {
+			span.SetAttributes(attribute.Int("http.response.status_code", status), attribute.String("switchboard.outcome", outcome))
+			if failure != "" {
+				span.SetStatus(codes.Error, failure)
+			}
 		}
 		span.End()
 	}()
