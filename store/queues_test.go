@@ -346,6 +346,48 @@ var _ = Describe("Queues", func() {
 		}
 	})
 
+	It("record webhook outcomes and claim due deliveries in one call", func() {
+		d1, d2 := delivery(), delivery()
+		at := now.Add(time.Second)
+		Expect(st.ClaimDeliveries(ctx, at, 10, time.Minute)).To(HaveLen(2))
+		d3 := delivery()
+		retry, msg := at, "HTTP 500"
+		works, err := st.RecordAndClaimDeliveries(ctx, []store.DeliveryOutcome{
+			{ID: d1.ID, Attempts: 1, Status: 204, State: store.DeliverySucceeded},
+			{ID: d2.ID, Attempts: 1, Status: 500, Error: &msg, State: store.DeliveryPending, NextAttemptAt: &retry},
+		}, at.Add(time.Second), 10, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(1), "the retry was leased when the call began")
+		Expect(works[0].Delivery.ID).To(Equal(d3.ID))
+		Expect(works[0].Event.ID).To(Equal(d3.EventID))
+		got, err := st.GetWebhookDelivery(ctx, d1.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status).To(Equal(store.DeliverySucceeded))
+		Expect(got.LastStatus).To(HaveValue(Equal(204)))
+		Expect(got.DeliveredAt).NotTo(BeNil())
+		got, err = st.GetWebhookDelivery(ctx, d2.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.Status).To(Equal(store.DeliveryPending))
+		Expect(got.Attempts).To(Equal(1))
+		Expect(got.LastError).To(HaveValue(Equal(msg)))
+		Expect(webhookQueue()).To(BeEquivalentTo(2), "d1 left the queue")
+
+		works, err = st.RecordAndClaimDeliveries(ctx, []store.DeliveryOutcome{
+			{ID: d3.ID, Attempts: 1, Status: 200, State: store.DeliverySucceeded}}, at.Add(2*time.Second), 10, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(1))
+		Expect(works[0].Delivery.ID).To(Equal(d2.ID))
+		Expect(works[0].Delivery.Attempts).To(Equal(1))
+		Expect(webhookQueue()).To(BeEquivalentTo(1))
+
+		// No room: the outcomes only.
+		works, err = st.RecordAndClaimDeliveries(ctx, []store.DeliveryOutcome{
+			{ID: d2.ID, Attempts: 2, Status: 200, State: store.DeliverySucceeded}}, at.Add(3*time.Second), 0, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(BeEmpty())
+		Expect(webhookQueue()).To(BeZero())
+	})
+
 	It("take a delivery out of the webhook queue when its outcome ends it, even one recorded second", func() {
 		d1, d2 := delivery(), delivery()
 		Expect(webhookQueue()).To(BeEquivalentTo(2))

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,11 +26,24 @@ import (
 
 // ClaimDeliveries claims up to limit due pending deliveries, oldest due first, for lease, and
 // returns them with their endpoints and events in delivery id order. On PostgreSQL it is one
-// statement, and concurrent claims (of this or another instance) skip each other's rows.
+// statement, and a delivery that concurrent claims (of this or another instance) find due goes to
+// one of them.
 func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]DeliveryWork, error) {
+	return s.RecordAndClaimDeliveries(ctx, nil, now, limit, lease)
+}
+
+// RecordAndClaimDeliveries records the outcomes outs at now as RecordDeliveries does, then claims
+// as ClaimDeliveries does (nothing when limit is 0). On PostgreSQL outside a transaction it is one
+// statement, and so one commit: a deliverer records the attempts that ended with its next claim.
+func (s *Store) RecordAndClaimDeliveries(ctx context.Context, outs []DeliveryOutcome, now time.Time, limit int, lease time.Duration) ([]DeliveryWork, error) {
 	now = now.UTC()
+	if limit <= 0 {
+		return nil, s.RecordDeliveries(ctx, outs, now)
+	}
 	if s.dialect != Postgres || s.inTx() {
 		var out []DeliveryWork
+		// The claim comes first, as on PostgreSQL, where it sees the queue as it was before the
+		// outcomes: a retry recorded here is not claimed by the same call.
 		err := s.Tx(ctx, func(tx *Store) error {
 			var ids []string
 			if err := tx.q(ctx).Raw(`SELECT delivery_id FROM webhook_queue WHERE due_at <= ? AND `+notLeased+`
@@ -36,7 +51,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 				return translate(err, "claim webhook deliveries")
 			}
 			if len(ids) == 0 {
-				return nil
+				return tx.RecordDeliveries(ctx, outs, now)
 			}
 			if err := tx.q(ctx).Exec(`UPDATE webhook_queue SET leased_until = ? WHERE delivery_id IN ?`, now.Add(lease), ids).Error; err != nil {
 				return translate(err, "lease webhook deliveries")
@@ -50,7 +65,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 					out = append(out, *w)
 				}
 			}
-			return nil
+			return tx.RecordDeliveries(ctx, outs, now)
 		})
 		return out, err
 	}
@@ -61,18 +76,25 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 	// until it commits; the update then checks the row's new version against its conditions again
 	// (READ COMMITTED), finds it leased and leaves it out, so that no delivery is claimed twice.
 	// Claims take their rows in ctid order (a TID scan sorts its list), so two cannot deadlock.
-	q := `WITH l AS (
+	// The outcomes' common table expressions come first (recordDeliveriesPG; their rows are leased,
+	// so the claim, which sees the table as it was before the statement, leaves them alone).
+	var args []any
+	q := `WITH `
+	if len(outs) > 0 {
+		q, args = q+recordDeliveriesPG(4)+`, `, recordDeliveriesArgs(outs, now)
+	}
+	q += `l AS (
 			UPDATE webhook_queue w SET leased_until = $3
 			WHERE w.ctid = ANY (ARRAY(SELECT ctid FROM webhook_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
 				ORDER BY due_at LIMIT $2)) AND w.due_at <= $1 AND (w.leased_until IS NULL OR w.leased_until <= $1)
 			RETURNING w.delivery_id, w.attempts, w.endpoint_id, w.event_id
 		)
 		SELECT l.delivery_id, l.attempts, e.id, e.project_id, e.url, e.secret, e.previous_secret, e.previous_secret_until,
-			e.enabled, e.failing_since, v.id, v.project_id, v.account_id, v.type, v.data, v.created_at, v.traceparent
-		FROM l JOIN webhook_endpoints e ON e.id = l.endpoint_id JOIN events v ON v.id = l.event_id ORDER BY l.delivery_id`
+			e.enabled, e.failing_since, ev.id, ev.project_id, ev.account_id, ev.type, ev.data, ev.created_at, ev.traceparent
+		FROM l JOIN webhook_endpoints e ON e.id = l.endpoint_id JOIN events ev ON ev.id = l.event_id ORDER BY l.delivery_id`
 	var out []DeliveryWork
 	err := s.pgxConn(ctx, func(c *pgx.Conn) error {
-		rows, err := c.Query(ctx, q, now, limit, now.Add(lease))
+		rows, err := c.Query(ctx, q, append([]any{now, limit, now.Add(lease)}, args...)...)
 		if err != nil {
 			return err
 		}
@@ -94,6 +116,9 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, limit int, l
 	if err != nil {
 		return nil, translate(err, "claim webhook deliveries")
 	}
+	// The ended deliveries left the queue (those that another attempt had not ended first): close
+	// enough to count towards the queue's next VACUUM.
+	s.leftWebhooks(endedCount(outs))
 	return out, nil
 }
 
@@ -168,6 +193,48 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 			return nil
 		})
 	}
+	q := `WITH ` + recordDeliveriesPG(1) + ` SELECT COUNT(*) FROM f`
+	var left int
+	err := s.pgxConn(ctx, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, q, recordDeliveriesArgs(outs, at)...).Scan(&left)
+	})
+	if err != nil {
+		return translate(err, "record webhook deliveries")
+	}
+	s.leftWebhooks(left)
+	return nil
+}
+
+// recordDeliveriesPG renders the common table expressions that record outcomes on PostgreSQL,
+// from the parameters of recordDeliveriesArgs at $first on (the time last): v the outcomes (the
+// first of a delivery's), u their deliveries' updates (of those still pending), r the retries'
+// queue rows due at their next attempts, f the ended deliveries' queue rows deleted.
+func recordDeliveriesPG(first int) string {
+	q := recordDeliveriesCTEs
+	for k := 6; k >= 0; k-- {
+		name := "$N"
+		if k > 0 {
+			name += strconv.Itoa(k)
+		}
+		q = strings.ReplaceAll(q, name, "$"+strconv.Itoa(first+k))
+	}
+	return q
+}
+
+// recordDeliveriesCTEs is recordDeliveriesPG's text, its parameters named $N, $N1 … $N6.
+const recordDeliveriesCTEs = `v AS (SELECT DISTINCT ON (id) * FROM unnest($N::text[], $N1::text[], $N2::int[], $N3::int[], $N4::text[],
+			$N5::timestamptz[]) AS v(id, state, attempts, status, error, next) ORDER BY id),
+		u AS (UPDATE webhook_deliveries d SET status = v.state, attempts = v.attempts,
+				last_status = CASE WHEN v.status <> 0 THEN v.status WHEN v.error IS NULL THEN d.last_status END,
+				last_error = v.error, next_attempt_at = v.next,
+				delivered_at = CASE WHEN v.state = 'succeeded' THEN $N6 ELSE d.delivered_at END, updated_at = $N6
+			FROM v WHERE d.id = v.id AND d.status = 'pending' RETURNING d.id, d.status, d.attempts, d.next_attempt_at),
+		r AS (UPDATE webhook_queue w SET due_at = COALESCE(u.next_attempt_at, $N6), leased_until = NULL, attempts = u.attempts
+			FROM u WHERE w.delivery_id = u.id AND u.status = 'pending'),
+		f AS (DELETE FROM webhook_queue w USING v WHERE w.delivery_id = v.id AND v.state <> 'pending' RETURNING 1)`
+
+// recordDeliveriesArgs are the parameters of recordDeliveriesPG for outcomes recorded at at.
+func recordDeliveriesArgs(outs []DeliveryOutcome, at time.Time) []any {
 	n := len(outs)
 	ids, states, errs := make([]string, n), make([]string, n), make([]*string, n)
 	attempts, status := make([]int32, n), make([]int32, n)
@@ -175,26 +242,18 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 	for i, o := range outs {
 		ids[i], states[i], errs[i], attempts[i], status[i], next[i] = o.ID, o.State, o.Error, int32(o.Attempts), int32(o.Status), o.NextAttemptAt
 	}
-	q := `WITH v AS (SELECT DISTINCT ON (id) * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::timestamptz[])
-			AS v(id, state, attempts, status, error, next) ORDER BY id),
-		u AS (UPDATE webhook_deliveries d SET status = v.state, attempts = v.attempts,
-				last_status = CASE WHEN v.status <> 0 THEN v.status WHEN v.error IS NULL THEN d.last_status END,
-				last_error = v.error, next_attempt_at = v.next,
-				delivered_at = CASE WHEN v.state = 'succeeded' THEN $7 ELSE d.delivered_at END, updated_at = $7
-			FROM v WHERE d.id = v.id AND d.status = 'pending' RETURNING d.id, d.status, d.attempts, d.next_attempt_at),
-		r AS (UPDATE webhook_queue w SET due_at = COALESCE(u.next_attempt_at, $7), leased_until = NULL, attempts = u.attempts
-			FROM u WHERE w.delivery_id = u.id AND u.status = 'pending'),
-		f AS (DELETE FROM webhook_queue w USING v WHERE w.delivery_id = v.id AND v.state <> 'pending' RETURNING 1)
-		SELECT COUNT(*) FROM f`
-	var left int
-	err := s.pgxConn(ctx, func(c *pgx.Conn) error {
-		return c.QueryRow(ctx, q, ids, states, attempts, status, errs, next, at).Scan(&left)
-	})
-	if err != nil {
-		return translate(err, "record webhook deliveries")
+	return []any{ids, states, attempts, status, errs, next, at}
+}
+
+// endedCount is how many distinct deliveries outcomes end (leave the queue).
+func endedCount(outs []DeliveryOutcome) int {
+	var ended []string
+	for _, o := range outs {
+		if o.State != DeliveryPending {
+			ended = append(ended, o.ID)
+		}
 	}
-	s.leftWebhooks(left)
-	return nil
+	return len(uniq(ended))
 }
 
 // DeferDeliveries makes pending deliveries due at due without counting an attempt (a slow

@@ -60,68 +60,172 @@ func (w *Service) StartDeliveries(ctx context.Context) *kit.Runner {
 // another and ends once it has waited webhookWorkerIdle for one, or when the loop ends: workers
 // that live on keep the stacks their attempts grew (a goroutine per attempt grew a new one each
 // time, deep in the HTTP client).
+//
+// The successes at healthy endpoints (nearly every attempt) are recorded by the loop's next claim,
+// in its statement: one statement and one commit a round for both, the claim's and the outcomes'.
+// A success waits for it as it waited for the group commit of outcomes (its slot held, so that
+// few answered attempts are ever unrecorded); any other outcome takes the group commit
+// (recordAll), as does a success whose claim failed or came after the loop stopped.
 func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg *sync.WaitGroup) {
 	wake := w.cfg.Store.Subscribe(store.WakeWebhooks)
-	slots := make(chan struct{}, webhookInFlight)
-	freed := make(chan struct{}, 1)
-	release := func() {
-		<-slots
-		select {
-		case freed <- struct{}{}:
-		default:
-		}
-	}
-	jobs := make(chan *store.DeliveryWork)
-	defer close(jobs)
+	d := &deliverer{w: w, wg: wg, slots: make(chan struct{}, webhookInFlight), freed: make(chan struct{}, 1),
+		jobs: make(chan *store.DeliveryWork), successes: successes{ready: make(chan struct{}, 1)}}
+	defer func() {
+		close(d.jobs)
+		d.successes.stop().done(errDelivererStopped)
+	}()
 	backoff := webhookPoll
 	for !kit.Stopping(ctx, draining) {
-		room := cap(slots) - len(slots)
-		if room == 0 {
-			kit.Sleep(ctx, draining, nil, freed, time.Second)
+		room := cap(d.slots) - len(d.slots)
+		b := d.successes.take()
+		if room == 0 && b == nil {
+			kit.Sleep(ctx, draining, d.successes.ready, d.freed, time.Second)
 			continue
 		}
-		works, err := w.cfg.Store.ClaimDeliveries(ctx, w.now(), min(room, webhookClaimBatch), w.cfg.Timeout+webhookLeaseMargin)
+		limit := min(room, webhookClaimBatch)
+		claimCtx := ctx
+		if b != nil {
+			// The outcomes are recorded even when this instance is stopping.
+			claimCtx = context.WithoutCancel(ctx)
+		}
+		works, err := w.cfg.Store.RecordAndClaimDeliveries(claimCtx, b.outcomes(), w.now(), limit, w.cfg.Timeout+webhookLeaseMargin)
+		b.done(err)
 		if err != nil {
 			backoff = kit.ClaimFailed(ctx, draining, w.cfg.Logger, "claim webhook deliveries", err, backoff)
 			continue
 		}
 		backoff = webhookPoll
 		for i := range works {
-			slots <- struct{}{}
+			d.slots <- struct{}{}
 			select {
-			case jobs <- &works[i]: // an idle worker takes it
+			case d.jobs <- &works[i]: // an idle worker takes it
 			default:
 				wg.Add(1)
-				go w.worker(ctx, &works[i], jobs, release, wg)
+				go d.worker(ctx, &works[i])
 			}
 		}
-		if len(works) == min(room, webhookClaimBatch) {
+		if limit > 0 && len(works) == limit {
 			continue
 		}
-		kit.Sleep(ctx, draining, wake, nil, webhookPoll)
+		kit.Sleep(ctx, draining, wake, d.successes.ready, webhookPoll)
 	}
 }
 
-// worker attempts work, then each delivery it receives from jobs, calling release after each,
+// errDelivererStopped is the outcome of successes left waiting when the deliverer stopped: they
+// are recorded through the group commit instead.
+var errDelivererStopped = errors.New("webhooks: the deliverer stopped")
+
+// deliverer is what a deliverLoop shares with its workers.
+type deliverer struct {
+	w  *Service
+	wg *sync.WaitGroup
+	// slots holds a token for each attempt in flight; freed is signalled when one ends.
+	slots chan struct{}
+	freed chan struct{}
+	// jobs hands claimed deliveries to idle workers.
+	jobs chan *store.DeliveryWork
+	// successes wait for the next claim, which records them.
+	successes successes
+}
+
+// worker attempts work, then each delivery it receives from jobs, freeing its slot after each,
 // until jobs closes or none came for webhookWorkerIdle.
-func (w *Service) worker(ctx context.Context, work *store.DeliveryWork, jobs <-chan *store.DeliveryWork, release func(), wg *sync.WaitGroup) {
-	defer wg.Done()
+func (d *deliverer) worker(ctx context.Context, work *store.DeliveryWork) {
+	defer d.wg.Done()
 	idle := time.NewTimer(webhookWorkerIdle)
 	defer idle.Stop()
 	for ok := true; ok; {
-		w.deliver(ctx, work)
-		release()
+		d.w.deliver(ctx, work, &d.successes)
+		<-d.slots
+		select {
+		case d.freed <- struct{}{}:
+		default:
+		}
 		idle.Reset(webhookWorkerIdle)
 		select {
-		case work, ok = <-jobs:
+		case work, ok = <-d.jobs:
 		case <-idle.C:
 			return
 		}
 	}
 }
 
-// deliver makes one attempt of a claimed delivery and records it.
-func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork) {
+// successes are the successful attempts waiting for the deliverer's next claim to record them.
+type successes struct {
+	mu      sync.Mutex
+	batch   *successBatch
+	stopped bool
+	// ready is signalled when a success is added.
+	ready chan struct{}
+}
+
+// successBatch is the successes one claim records; done closes once it is over, err says whether
+// they were recorded.
+type successBatch struct {
+	outs []store.DeliveryOutcome
+	over chan struct{}
+	err  error
+}
+
+// add queues a success and returns its batch; nil once the deliverer has stopped.
+func (s *successes) add(o store.DeliveryOutcome) *successBatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return nil
+	}
+	if s.batch == nil {
+		s.batch = &successBatch{over: make(chan struct{})}
+	}
+	s.batch.outs = append(s.batch.outs, o)
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+	return s.batch
+}
+
+// take returns the batch of the successes waiting (nil when none is) and starts the next; ready
+// is signalled again only by a success added after it.
+func (s *successes) take() *successBatch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.batch
+	s.batch = nil
+	select {
+	case <-s.ready:
+	default:
+	}
+	return b
+}
+
+// stop is take, after which add takes no more successes.
+func (s *successes) stop() *successBatch {
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	return s.take()
+}
+
+// outcomes are the batch's outcomes; none for a nil batch.
+func (b *successBatch) outcomes() []store.DeliveryOutcome {
+	if b == nil {
+		return nil
+	}
+	return b.outs
+}
+
+// done ends the batch with err (nil: recorded); a nil batch is left alone.
+func (b *successBatch) done(err error) {
+	if b != nil {
+		b.err = err
+		close(b.over)
+	}
+}
+
+// deliver makes one attempt of a claimed delivery and records it: a success at a healthy endpoint
+// with the deliverer's next claim (succ), any other outcome through the group commit.
+func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *successes) {
 	attempt := work.Delivery.Attempts + 1
 	if !work.Endpoint.Enabled {
 		msg := "endpoint disabled"
@@ -176,6 +280,16 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork) {
 	}
 	p.leave(seen)
 	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt)
+	if failure == "" && work.Endpoint.FailingSince == nil {
+		// recordAll's simple case, recorded by the next claim.
+		if b := succ.add(store.DeliveryOutcome{ID: work.Delivery.ID, Attempts: attempt, Status: status,
+			State: store.DeliverySucceeded}); b != nil {
+			<-b.over
+			if b.err == nil {
+				return
+			}
+		}
+	}
 	w.record(ctx, attemptRecord{work: work, attempt: attempt, status: status, failure: failure})
 }
 
