@@ -38,6 +38,9 @@ const (
 	webhookPoll = 100 * time.Millisecond
 	// webhookLeaseMargin is how much longer than the attempt's timeout a claim holds a delivery.
 	webhookLeaseMargin = 5 * time.Second
+	// webhookJoinWait is the most a claim waits, while attempts are in flight, for a success to
+	// record with it.
+	webhookJoinWait = 5 * time.Millisecond
 	// webhookWorkerIdle is how long an attempt's worker waits for the next claimed delivery before
 	// it ends.
 	webhookWorkerIdle = 10 * time.Second
@@ -78,6 +81,12 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 	for !kit.Stopping(ctx, draining) {
 		room := cap(d.slots) - len(d.slots)
 		b := d.successes.take()
+		if b == nil && room > 0 && room < cap(d.slots) {
+			// Attempts are in flight: a moment's wait lets this claim record the successes about
+			// to come, rather than take a statement and a commit of its own.
+			kit.Sleep(ctx, draining, d.successes.ready, nil, webhookJoinWait)
+			b = d.successes.take()
+		}
 		if room == 0 && b == nil {
 			kit.Sleep(ctx, draining, d.successes.ready, d.freed, time.Second)
 			continue
