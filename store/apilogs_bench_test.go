@@ -76,12 +76,8 @@ func backendCPU(b *testing.B, st *store.Store) time.Duration {
 	if st.Dialect() != store.Postgres {
 		return 0
 	}
-	var pids []int
-	if err := st.DB().Raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database()").Scan(&pids).Error; err != nil {
-		b.Fatal(err)
-	}
 	var ticks int64
-	for _, pid := range pids {
+	for _, pid := range backendPIDs(b, st) {
 		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		if err != nil {
 			b.Skipf("PostgreSQL's backends are not on this machine: %v", err)
