@@ -141,6 +141,9 @@ var _ = Describe("The operator console", Ordered, func() {
 
 		Expect(chromedp.Do(owner, chromedp.Click(chromedp.CSS(`[data-testid=send-test]`)), chromedp.Click(chromedp.CSS(`[data-testid=confirm-test]`)))).To(Succeed())
 		Eventually(rcv.count).WithTimeout(20 * time.Second).Should(Equal(1))
+		// The delivery can reach the receiver before the console has the test's answer and closes
+		// its dialog: wait for the page itself before clicking on it.
+		waitFor(owner, `!document.querySelector('.cx-modal')`)
 		waitFor(owner, `[...document.querySelectorAll('[data-delivery]')].some(r => r.textContent.includes('succeeded'))`)
 		screenshot(owner, "console-webhooks")
 
@@ -156,6 +159,7 @@ var _ = Describe("The operator console", Ordered, func() {
 		Expect(chromedp.Do(owner, chromedp.Click(chromedp.CSS(`[data-testid=send-test]`)), chromedp.Click(chromedp.CSS(`[data-testid=confirm-test]`)))).To(Succeed())
 		Eventually(rcv.count).WithTimeout(20 * time.Second).Should(Equal(2))
 		Expect(strings.Fields(rcv.last().Get("webhook-signature"))).To(HaveLen(2))
+		waitFor(owner, `!document.querySelector('.cx-modal') && document.querySelectorAll('[data-delivery]').length >= 2`)
 		Expect(chromedp.Do(owner, chromedp.Click(chromedp.CSS(`[data-delivery]`)))).To(Succeed())
 		waitFor(owner, `!!document.querySelector('.cx-modal .cx-pre')`)
 		screenshot(owner, "console-delivery")
