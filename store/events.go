@@ -103,6 +103,10 @@ const eventsPerStatement = 1000
 // event as it is given ids; a project with more subscribed endpoints costs a second statement.
 const deliveryIDsPerEvent = 2
 
+// deliverySlots are the delivery ids per event that a statement of eventsFanout brings, in turn,
+// as long as an event has more subscribed endpoints than the last statement had ids for.
+var deliverySlots = []int{deliveryIDsPerEvent, 16, 128}
+
 // insertEventsAndDeliveries is InsertEvents on PostgreSQL inside a transaction: one statement of
 // eventsFanout, then InsertWebhookDeliveries for the pairs beyond the ids it was given.
 func (s *Store) insertEventsAndDeliveries(ctx context.Context, evs []Event, at time.Time) error {
@@ -228,7 +232,7 @@ const eventsGuard = `SELECT (SELECT COUNT(*) FROM d) / CASE WHEN EXISTS (SELECT 
 // top level), with two delivery ids per event, then, should an event have more endpoints, with
 // more. It wakes the webhook deliveries when it made some.
 func (s *Store) execEventsPG(ctx context.Context, evs []Event, at time.Time, build func(ea *eventArrays, slots int) (string, []any)) error {
-	for _, slots := range []int{deliveryIDsPerEvent, 16, 128} {
+	for _, slots := range deliverySlots {
 		q, args := build(newEventArrays(evs, slots), slots)
 		var n int64
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error { return c.QueryRow(ctx, q+eventsGuard, args...).Scan(&n) })

@@ -240,7 +240,7 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 		SELECT ` + colsOf("u", messageCols) + `, u.was_sending, ` + colsOf("k", contactCols) + `, ` + colsOf("pn", numberCols) + `
 		FROM u JOIN contacts k ON k.id = u.contact_id JOIN phone_numbers pn ON pn.id = u.phone_number_id
 		WHERE 1 / CASE WHEN (SELECT COUNT(*) FROM u) = (SELECT COUNT(*) FROM w) THEN 1 ELSE 0 END = 1 ORDER BY u.id`
-	slots := []int{deliveryIDsPerEvent, 16, 128}
+	slots := deliverySlots
 	for races := 0; ; {
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error {
 			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {

@@ -416,10 +416,6 @@ var (
 	insertOutboundBatchCarefulPG = insertOutboundBatchPG(true)
 )
 
-// deliverySlots are the delivery ids per event that insertOutboundBatchPG's statement brings, in
-// turn, as long as an event has more subscribed endpoints.
-var deliverySlots = []int{deliveryIDsPerEvent, 16, 128}
-
 // insertOutboundBatchArgs is the number of parameters of insertOutboundBatchPG before the
 // events'.
 const insertOutboundBatchArgs = 28
@@ -483,11 +479,11 @@ func (s *Store) insertOutboundBatchPG(ctx context.Context, sends []OutboundSend)
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error {
 			return c.QueryRow(ctx, q, append(append([]any(nil), base...), ea.args(at)...)...).Scan(&made, &deliveries)
 		})
-		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "22012" {
+		if isDivisionByZero(err) {
 			slots++
 			continue
 		}
+		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "contacts_account_phone" && !careful {
 			careful = true
 			continue
