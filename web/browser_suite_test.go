@@ -162,7 +162,13 @@ async function getToken() {
   const res = await fetch('/token?user=' + encodeURIComponent(q.get('user')))
   return (await res.json()).token
 }
-for (const c of (q.get('mount') || 'inbox,unread').split(',')) {
+const mounts = (q.get('mount') || 'inbox,unread').split(',')
+// The page has a pane for each component it mounts, and no empty one: a single pane takes the width.
+for (const id of ['inbox', 'conversation']) {
+  if (!mounts.includes(id)) document.getElementById(id).remove()
+}
+if (document.querySelectorAll('main > .card').length === 1) document.querySelector('main').style.gridTemplateColumns = 'minmax(0, 1fr)'
+for (const c of mounts) {
   Switchboard.mount(c === 'unread' ? '#badge' : '#' + c, {
     component: c, token: q.get('token'), getToken, conversationId: q.get('conversation') || undefined,
     height: c === 'inbox' ? 600 : c === 'conversation' ? 600 : undefined,
