@@ -363,6 +363,9 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 		}
 		load.Args = append(load.Args, "-lat-out", diag.path("lat", "csv"))
 	}
+	if b.opts.ServerPprof != "" {
+		load.Args = append(load.Args, "-cpu-profile", b.opts.ServerPprof+"-"+db+"-load.pprof")
+	}
 	load.Env = append(os.Environ(), "BENCH_LOAD_KEY="+key.Key)
 	var loadOut bytes.Buffer
 	load.Stdout, load.Stderr = &loadOut, os.Stderr
@@ -394,7 +397,9 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 	}
 	var stopProfile func() error
 	if b.opts.ServerPprof != "" {
-		stopProfile = serverProfile(pprofAddr, b.opts.ServerPprof+"-"+db+".pprof", b.duration)
+		stopServer := serverProfile(pprofAddr, b.opts.ServerPprof+"-"+db+".pprof", b.duration)
+		stopSink := serverProfile(sinkAddr, b.opts.ServerPprof+"-"+db+"-sink.pprof", b.duration)
+		stopProfile = func() error { return errors.Join(stopServer(), stopSink()) }
 	}
 	// The load process's own CPU comes from its getrusage: sample the others at its end.
 	waitErr := load.Wait()

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -62,8 +63,20 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	dur := fs.Duration("d", 20*time.Second, "run time")
 	timeout := fs.Duration("timeout", 30*time.Second, "timeout of one request")
 	latOut := fs.String("lat-out", "", "write every request's start (ms after the load's start) and latency (ms) to this CSV file")
+	cpuProfile := fs.String("cpu-profile", "", "write the load process's CPU profile to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
 	}
 	if *key == "" {
 		*key = os.Getenv("BENCH_LOAD_KEY")

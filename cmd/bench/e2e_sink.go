@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"strings"
 	"sync"
@@ -71,6 +72,8 @@ func runSink(args []string, stderr io.Writer) error {
 		seen  = map[string]struct{}{}
 	)
 	mux := http.NewServeMux()
+	// The bench's -server-pprof takes the sink's CPU profile too, as the server's.
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /count", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		c := count
