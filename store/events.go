@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/switchboard/switchboard/kit"
 )
@@ -248,6 +249,27 @@ func (s *Store) execEventsPG(ctx context.Context, evs []Event, at time.Time, bui
 		return nil
 	}
 	return errors.New("store: record events: a project has more than 128 webhook endpoints for one event type")
+}
+
+// keepEvents takes the rows of the events that deliveries about to be written name FOR KEY SHARE,
+// as the foreign key from webhook_deliveries to events did before migration 0032 (PostgreSQL,
+// inside the writing transaction): an event being deleted then makes this wait and fail, and a
+// delete that comes after waits for this transaction's end and sees its deliveries (the guard
+// events_keep_deliveries). It fails with the key's error (SQLSTATE 23503) when an event is gone.
+// The fan-out of eventsFanout needs none of it: its events are its own statement's.
+func (s *Store) keepEvents(ctx context.Context, ids []string) error {
+	ids = uniq(ids)
+	var found []string
+	if err := s.q(ctx).Raw("SELECT id FROM events WHERE id IN ? FOR KEY SHARE", ids).Scan(&found).Error; err != nil {
+		return translate(err, "lock events")
+	}
+	if len(found) == len(ids) {
+		return nil
+	}
+	missing := without(ids, found)
+	return translate(&pgconn.PgError{Severity: "ERROR", Code: "23503", TableName: "webhook_deliveries",
+		Message: fmt.Sprintf("insert on table \"webhook_deliveries\" names event %s, which is not in table \"events\"", missing[0])},
+		"insert webhook deliveries")
 }
 
 // InsertEventFor records an event that goes to one endpoint only (an operator's test event), with

@@ -17,39 +17,7 @@ import (
 // SQLite, or on PostgreSQL when SWITCHBOARD_TEST_DATABASE_URL is set.
 func BenchmarkInsertOutboundBatch(b *testing.B) {
 	ctx := context.Background()
-	st, p, a, number := benchSender(ctx, b)
-	ep := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: p.ID, URL: "https://hooks.example/bench",
-		Events: "message.delivered", Secret: "whsec_bench", Enabled: true}
-	if err := st.CreateWebhookEndpoint(ctx, ep); err != nil {
-		b.Fatal(err)
-	}
-	pg := st.Dialect() == store.Postgres
-	if pg {
-		if err := st.DB().Exec("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").Error; err != nil {
-			b.Skipf("pg_stat_statements: %v", err)
-		}
-	}
-	handsets := 0
-	send := func(now time.Time) store.OutboundSend {
-		handsets++
-		to := fmt.Sprintf("+1647%07d", handsets)
-		c := store.Contact{ID: store.NewID(store.PrefixContact), ProjectID: p.ID, AccountID: a.ID, PhoneNumber: to, Metadata: store.Metadata{},
-			CreatedAt: now, UpdatedAt: now}
-		cv := store.Conversation{ID: store.NewID(store.PrefixConversation), ProjectID: p.ID, AccountID: a.ID,
-			PhoneNumberID: number.ID, ContactID: c.ID, CreatedAt: now}
-		ev, err := store.NewEvent(p.ID, a.ID, "conversation.created", map[string]any{"id": cv.ID, "contact": map[string]any{
-			"id": c.ID, "phone_number": to, "first_name": nil, "last_name": nil, "email": nil, "metadata": map[string]any{}},
-			"phone_number": map[string]any{"id": number.ID, "number": number.Number, "type": "toll_free", "name": nil}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		body := "Your code is 123456. It expires in 10 minutes."
-		m := &store.Message{ID: store.NewID(store.PrefixMessage), ProjectID: p.ID, AccountID: a.ID, ConversationID: cv.ID,
-			PhoneNumberID: number.ID, SenderType: number.Type, ContactID: c.ID, Direction: store.DirectionOutbound,
-			Status: store.StatusQueued, Body: &body, Metadata: store.Metadata{}, Encoding: "gsm7", Segments: 1, Type: "sms",
-			FromNumber: number.Number, ToNumber: to, Carrier: "sim", CreatedAt: now, UpdatedAt: now}
-		return store.OutboundSend{Message: m, New: &store.NewPair{Contact: c, Conversation: cv, Event: ev}}
-	}
+	st, pg, send := benchSends(ctx, b)
 	// statementWAL is the WAL records and calls so far of the database's statements that insert
 	// messages.
 	statementWAL := func() (wal, calls int64) {
@@ -132,6 +100,47 @@ func BenchmarkLoadSendContexts(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchSends opens benchSender's store with a webhook endpoint subscribed to message.delivered
+// only, as in the e2e benchmark (and, on PostgreSQL, pg_stat_statements), and returns it with
+// whether it is PostgreSQL and a maker of plain sends to new recipients, each with its new
+// contact, conversation and conversation.created event.
+func benchSends(ctx context.Context, b *testing.B) (st *store.Store, pg bool, send func(now time.Time) store.OutboundSend) {
+	st, p, a, number := benchSender(ctx, b)
+	ep := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: p.ID, URL: "https://hooks.example/bench",
+		Events: "message.delivered", Secret: "whsec_bench", Enabled: true}
+	if err := st.CreateWebhookEndpoint(ctx, ep); err != nil {
+		b.Fatal(err)
+	}
+	pg = st.Dialect() == store.Postgres
+	if pg {
+		if err := st.DB().Exec("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").Error; err != nil {
+			b.Skipf("pg_stat_statements: %v", err)
+		}
+	}
+	handsets := 0
+	send = func(now time.Time) store.OutboundSend {
+		handsets++
+		to := fmt.Sprintf("+1647%07d", handsets)
+		c := store.Contact{ID: store.NewID(store.PrefixContact), ProjectID: p.ID, AccountID: a.ID, PhoneNumber: to, Metadata: store.Metadata{},
+			CreatedAt: now, UpdatedAt: now}
+		cv := store.Conversation{ID: store.NewID(store.PrefixConversation), ProjectID: p.ID, AccountID: a.ID,
+			PhoneNumberID: number.ID, ContactID: c.ID, CreatedAt: now}
+		ev, err := store.NewEvent(p.ID, a.ID, "conversation.created", map[string]any{"id": cv.ID, "contact": map[string]any{
+			"id": c.ID, "phone_number": to, "first_name": nil, "last_name": nil, "email": nil, "metadata": map[string]any{}},
+			"phone_number": map[string]any{"id": number.ID, "number": number.Number, "type": "toll_free", "name": nil}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		body := "Your code is 123456. It expires in 10 minutes."
+		m := &store.Message{ID: store.NewID(store.PrefixMessage), ProjectID: p.ID, AccountID: a.ID, ConversationID: cv.ID,
+			PhoneNumberID: number.ID, SenderType: number.Type, ContactID: c.ID, Direction: store.DirectionOutbound,
+			Status: store.StatusQueued, Body: &body, Metadata: store.Metadata{}, Encoding: "gsm7", Segments: 1, Type: "sms",
+			FromNumber: number.Number, ToNumber: to, Carrier: "sim", CreatedAt: now, UpdatedAt: now}
+		return store.OutboundSend{Message: m, New: &store.NewPair{Contact: c, Conversation: cv, Event: ev}}
+	}
+	return st, pg, send
 }
 
 // benchSender opens a test store (closed when b ends) with a project, an account and its number.

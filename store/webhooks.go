@@ -209,7 +209,8 @@ func PendingDelivery(projectID, endpointID, eventID, eventType string, at time.T
 }
 
 // InsertWebhookDeliveries inserts deliveries, and puts the pending ones in the webhook queue, due
-// at their next_attempt_at; call it inside a transaction.
+// at their next_attempt_at; call it inside a transaction. On PostgreSQL their events' rows are
+// taken FOR KEY SHARE first (keepEvents), as the foreign key to events did.
 func (s *Store) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) error {
 	if len(ds) == 0 {
 		return nil
@@ -218,6 +219,14 @@ func (s *Store) InsertWebhookDeliveries(ctx context.Context, ds []WebhookDeliver
 		if ds[i].Status == DeliveryPending && ds[i].NextAttemptAt == nil {
 			at := ds[i].CreatedAt
 			ds[i].NextAttemptAt = &at
+		}
+	}
+	if s.dialect == Postgres {
+		if !s.inTx() {
+			return s.Tx(ctx, func(tx *Store) error { return tx.InsertWebhookDeliveries(ctx, ds) })
+		}
+		if err := s.keepEvents(ctx, idsOf(ds, func(d WebhookDelivery) string { return d.EventID })); err != nil {
+			return err
 		}
 	}
 	if err := s.q(ctx).CreateInBatches(&ds, eventsPerStatement).Error; err != nil {
