@@ -1,7 +1,9 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,32 +46,62 @@ func (s *Store) InsertAPILogs(ctx context.Context, logs []APILog) error {
 	return translate(s.q(ctx).CreateInBatches(logs, rows).Error, "insert api logs")
 }
 
-// apiLogColumns are the columns copyAPILogs writes, in the order of apiLogRow's values.
-var apiLogColumns = []string{"project_id", "key_id", "request_id", "method", "path", "status", "duration_micros",
-	"query", "ip", "user_agent", "error_type", "created_at"}
+// apiLogCopy is the COPY that copyAPILogs runs, its rows in PostgreSQL's binary format
+// (apiLogCopyRows) in the columns' order.
+const apiLogCopy = `COPY api_logs (project_id, key_id, request_id, method, path, status, duration_micros, query, ip,
+	user_agent, error_type, created_at) FROM STDIN (FORMAT binary)`
 
 // copyAPILogs writes logs by COPY: about 4 µs of PostgreSQL's time per row against 9 for a
-// multi-row INSERT, which PostgreSQL also parses and plans afresh for each count of rows.
+// multi-row INSERT, which PostgreSQL also parses and plans afresh for each count of rows. The
+// store writes the binary rows itself (apiLogCopyRows) into one buffer: pgx's CopyFrom boxed each
+// of a row's twelve values (about ten allocations a row) and described the table's columns in a
+// round trip of its own before each COPY.
 func (s *Store) copyAPILogs(ctx context.Context, logs []APILog) error {
-	now := time.Now()
+	data := apiLogCopyRows(logs, time.Now())
 	err := s.pgxConn(ctx, func(c *pgx.Conn) error {
-		_, err := c.CopyFrom(ctx, pgx.Identifier{"api_logs"}, apiLogColumns, pgx.CopyFromSlice(len(logs), func(i int) ([]any, error) {
-			return apiLogRow(&logs[i], now), nil
-		}))
+		_, err := c.PgConn().CopyFrom(ctx, bytes.NewReader(data), apiLogCopy)
 		return err
 	})
 	return translate(err, "copy api logs")
 }
 
-// apiLogRow is the values of l in apiLogColumns' order; a zero CreatedAt is now, as gorm's
-// insert would have it.
-func apiLogRow(l *APILog, now time.Time) []any {
-	at := l.CreatedAt
-	if at.IsZero() {
-		at = now
+// pgCopyHeader starts a binary COPY stream: its signature, no flags, no header extension.
+const pgCopyHeader = "PGCOPY\n\xff\r\n\x00" + "\x00\x00\x00\x00" + "\x00\x00\x00\x00"
+
+// apiLogCopyRows is logs as a binary COPY stream of apiLogCopy's columns (text, text, text,
+// text, text, integer, bigint, text, text, text, text, timestamptz), written as pgx writes each
+// type; a zero CreatedAt is now, as gorm's insert would have it.
+func apiLogCopyRows(logs []APILog, now time.Time) []byte {
+	const fields = 12
+	size := len(pgCopyHeader) + 2
+	for i := range logs {
+		l := &logs[i]
+		size += 2 + fields*4 + 4 + 8 + 8 + len(l.ProjectID) + len(l.KeyID) + len(l.RequestID) + len(l.Method) + len(l.Path) +
+			len(l.Query) + len(l.IP) + len(l.UserAgent) + len(l.ErrorType)
 	}
-	return []any{l.ProjectID, l.KeyID, l.RequestID, l.Method, l.Path, int32(l.Status), l.DurationMicros,
-		l.Query, l.IP, l.UserAgent, l.ErrorType, at}
+	buf := make([]byte, 0, size)
+	buf = append(buf, pgCopyHeader...)
+	for i := range logs {
+		l := &logs[i]
+		at := l.CreatedAt
+		if at.IsZero() {
+			at = now
+		}
+		buf = binary.BigEndian.AppendUint16(buf, fields)
+		for _, s := range [...]string{l.ProjectID, l.KeyID, l.RequestID, l.Method, l.Path} {
+			buf = appendText(buf, s)
+		}
+		buf = binary.BigEndian.AppendUint32(buf, 4)
+		buf = binary.BigEndian.AppendUint32(buf, uint32(int32(l.Status)))
+		buf = binary.BigEndian.AppendUint32(buf, 8)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(l.DurationMicros))
+		for _, s := range [...]string{l.Query, l.IP, l.UserAgent, l.ErrorType} {
+			buf = appendText(buf, s)
+		}
+		buf = appendTimestamptz(buf, at)
+	}
+	// The trailer: a field count of -1.
+	return binary.BigEndian.AppendUint16(buf, 0xFFFF)
 }
 
 // apiLogRows is how many logs one INSERT of InsertAPILogs writes on PostgreSQL (inside a

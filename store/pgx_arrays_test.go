@@ -37,6 +37,19 @@ var _ = Describe("The hot paths' array arguments (PostgreSQL)", func() {
 			got, err := fast.Encode(oid, pgtype.BinaryFormatCode, v, nil)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got).To(Equal(want), "%T %v as %d", v, v, oid)
+			if got != nil {
+				// Sized in advance: one allocation of exactly the array's length.
+				Expect(cap(got)).To(Equal(len(got)), "%T %v as %d", v, v, oid)
+			}
+			// After a statement's earlier arguments, whichever room the buffer has left.
+			for _, room := range []int{0, 3, 1000} {
+				prior := append(make([]byte, 0, 5+room), "prior"...)
+				got, err = fast.Encode(oid, pgtype.BinaryFormatCode, v, prior)
+				Expect(err).NotTo(HaveOccurred())
+				if want != nil {
+					Expect(got).To(Equal(append([]byte("prior"), want...)), "%T %v as %d", v, v, oid)
+				}
+			}
 		}
 	}
 

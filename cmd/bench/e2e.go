@@ -397,9 +397,10 @@ func (b *Bench) e2eOnce(ctx context.Context, bin, self, db string, conc int) (*e
 	}
 	var stopProfile func() error
 	if b.opts.ServerPprof != "" {
-		stopServer := serverProfile(pprofAddr, b.opts.ServerPprof+"-"+db+".pprof", b.duration)
-		stopSink := serverProfile(sinkAddr, b.opts.ServerPprof+"-"+db+"-sink.pprof", b.duration)
-		stopProfile = func() error { return errors.Join(stopServer(), stopSink()) }
+		stopServer := serverProfile(pprofAddr, "profile", b.opts.ServerPprof+"-"+db+".pprof", b.duration)
+		stopAllocs := serverProfile(pprofAddr, "allocs", b.opts.ServerPprof+"-"+db+".pprof.allocs", b.duration)
+		stopSink := serverProfile(sinkAddr, "profile", b.opts.ServerPprof+"-"+db+"-sink.pprof", b.duration)
+		stopProfile = func() error { return errors.Join(stopServer(), stopAllocs(), stopSink()) }
 	}
 	// The load process's own CPU comes from its getrusage: sample the others at its end.
 	waitErr := load.Wait()
@@ -630,12 +631,14 @@ func stopProcess(c *exec.Cmd, grace time.Duration) {
 	}
 }
 
-// serverProfile takes a CPU profile of the server over d from its metrics listener (serve
-// --pprof), written to path; the returned function waits for it.
-func serverProfile(addr, path string, d time.Duration) func() error {
+// serverProfile takes a profile of a process over d from its /debug/pprof/ (the server's metrics
+// listener with serve --pprof, the sink's listener), written to path: kind "profile" is the
+// CPU's, "allocs" the allocations made over d (a delta profile); the returned function waits for
+// it.
+func serverProfile(addr, kind, path string, d time.Duration) func() error {
 	done := make(chan error, 1)
 	go func() {
-		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d.Seconds())))
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", addr, kind, int(d.Seconds())))
 		if err != nil {
 			done <- err
 			return

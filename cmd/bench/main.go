@@ -103,8 +103,9 @@ type Options struct {
 	// message to a new one, as the Kannel peer's kload does.
 	Recipients int
 	// ServerPprof, when set, is a path prefix: each e2e run takes a CPU profile of the server
-	// over the load window to <prefix>-<db>.pprof, and of the load process and the webhook sink
-	// to <prefix>-<db>-load.pprof and <prefix>-<db>-sink.pprof.
+	// over the load window to <prefix>-<db>.pprof and of the allocations made over it to
+	// <prefix>-<db>.pprof.allocs, and CPU profiles of the load process and the webhook sink to
+	// <prefix>-<db>-load.pprof and <prefix>-<db>-sink.pprof.
 	ServerPprof string
 	// QuietWait is how long each e2e run waits for a quiet machine (other work at most 15% of
 	// the CPU, as the Kannel peer's run.sh waits). Defaults to 5m.
@@ -149,7 +150,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.QuietWait, "quiet-wait", 5*time.Minute, "e2e: how long each run waits for other work to fall to 15% of the CPU")
 	fs.IntVar(&o.PGStatements, "pg-statements", 0, "e2e: print this many of the costliest statements from pg_stat_statements")
 	fs.StringVar(&o.Diag, "diag", "", "e2e: a directory for each run's latency diagnostics (per-request latencies, GC trace, runtime trace, metrics, PostgreSQL wait events)")
-	fs.StringVar(&o.ServerPprof, "server-pprof", "", "e2e: write CPU profiles of the server, the load and the sink over each load window to `prefix`-<db>[-load|-sink].pprof")
+	fs.StringVar(&o.ServerPprof, "server-pprof", "", "e2e: write CPU profiles of the server, the load and the sink over each load window to `prefix`-<db>[-load|-sink].pprof, and the server's allocations to `prefix`-<db>.pprof.allocs")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/bench [flags]\n\nScenarios:\n")
 		for _, name := range scenarioNames() {
