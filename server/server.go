@@ -296,10 +296,14 @@ func strictJSONBody(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ open
 	if err := loneSurrogate(data); err != nil {
 		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
 	}
-	nul := &nulError{fields: map[string]string{}}
-	nul.find(v, "")
-	if len(nul.fields) > 0 {
-		return nil, nul
+	// A NUL character in a decoded string or key comes from a \u0000 escape: encoding/json
+	// refuses raw control characters in strings. Bodies without one are not walked.
+	if bytes.Contains(data, []byte(`\u0000`)) {
+		nul := &nulError{fields: map[string]string{}}
+		nul.find(v, "")
+		if len(nul.fields) > 0 {
+			return nil, nul
+		}
 	}
 	return v, nil
 }
@@ -375,14 +379,21 @@ func (e *nulError) find(v any, path string) {
 // cannot be stored or looked up in PostgreSQL, and no parameter has a use for it.
 func refuseUnstorableParams(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		detail := map[string]any{}
+		var detail map[string]any
 		check := func(field, v string) {
+			var msg string
 			switch {
 			case strings.IndexByte(v, 0) >= 0:
-				detail[field] = []string{"must not contain NUL characters"}
+				msg = "must not contain NUL characters"
 			case !utf8.ValidString(v):
-				detail[field] = []string{"must be UTF-8"}
+				msg = "must be UTF-8"
+			default:
+				return
 			}
+			if detail == nil {
+				detail = map[string]any{}
+			}
+			detail[field] = []string{msg}
 		}
 		values := c.ParamValues()
 		for i, name := range c.ParamNames() {
@@ -399,9 +410,11 @@ func refuseUnstorableParams(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			check(name, v)
 		}
-		for name, vs := range c.QueryParams() {
-			for _, v := range vs {
-				check(name, v)
+		if c.Request().URL.RawQuery != "" {
+			for name, vs := range c.QueryParams() {
+				for _, v := range vs {
+					check(name, v)
+				}
 			}
 		}
 		check("Idempotency-Key", c.Request().Header.Get("Idempotency-Key"))
