@@ -16,8 +16,10 @@ import (
 const (
 	bodyLimit      = "1MiB"
 	blastBodyLimit = "4MiB"
-	blastRoute     = http.MethodPost + " /accounts/:account_id/blasts"
 )
+
+// blastRoute is the route of blast creation.
+var blastRoute = routeKey{http.MethodPost, "/accounts/:account_id/blasts"}
 
 // bodyLimits applies the body limit of each route.
 func bodyLimits() echo.MiddlewareFunc {
@@ -25,7 +27,7 @@ func bodyLimits() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		s, l := small(next), large(next)
 		return func(c echo.Context) error {
-			if c.Request().Method+" "+c.Path() == blastRoute {
+			if routeOf(c) == blastRoute {
 				return l(c)
 			}
 			return s(c)

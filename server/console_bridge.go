@@ -72,12 +72,12 @@ func (s *Server) consoleBridge(c echo.Context, cx *consoleCtx) error {
 
 // authenticateConsoleCall gives a console call its project's principal; it reports false for a
 // request that is not one.
-func (s *Server) authenticateConsoleCall(c echo.Context, route string) bool {
+func (s *Server) authenticateConsoleCall(c echo.Context, rt routeKey) bool {
 	call := consoleCallOf(c.Request().Context())
 	if call == nil {
 		return false
 	}
-	call.operation = s.routes[route]
+	call.operation = s.routes[rt]
 	c.SetRequest(c.Request().WithContext(withPrincipal(c.Request().Context(), &store.Principal{ProjectID: call.projectID})))
 	return true
 }

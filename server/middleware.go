@@ -109,11 +109,11 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 // that they answer 404/405.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		route := c.Request().Method + " " + c.Path()
-		if _, known := s.routes[route]; !known || s.public[route] {
+		rt := routeOf(c)
+		if _, known := s.routes[rt]; !known || s.public[rt] {
 			return next(c)
 		}
-		if s.authenticateConsoleCall(c, route) {
+		if s.authenticateConsoleCall(c, rt) {
 			return next(c)
 		}
 		header := c.Request().Header.Get(echo.HeaderAuthorization)
@@ -138,7 +138,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if p.Locked {
 			return &service.Error{Type: "platform_locked", Message: "This project is locked. Contact the operator of this installation."}
 		}
-		if p.Demo && !demoRoutes[route] {
+		if p.Demo && !demoRoutes[rt] {
 			return &service.Error{Type: "demo_api_key", Message: "Demo API keys can only send messages through the demo number; use a live key."}
 		}
 		c.SetRequest(c.Request().WithContext(withPrincipal(c.Request().Context(), p)))
@@ -147,7 +147,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // demoRoutes are the only operations a demo key may call.
-var demoRoutes = map[string]bool{"POST /accounts/:account_id/messages": true}
+var demoRoutes = map[routeKey]bool{{http.MethodPost, "/accounts/:account_id/messages"}: true}
 
 // rateLimiter is a token bucket per API key. Limits are per instance.
 type rateLimiter struct {

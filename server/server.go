@@ -112,12 +112,13 @@ type Server struct {
 	// accounts answers GET /accounts/{id}, mostly from memory.
 	accounts *store.AccountCache
 
-	// routes maps "METHOD /echo/:path" to its OpenAPI operationId; public marks the routes
-	// that need no API key (security: [] in the spec); operations holds each one's operation as
-	// kin-openapi describes it, for validateRequest.
-	routes     map[string]string
-	public     map[string]bool
-	operations map[string]*operation
+	// routes maps each route (a method and an Echo path, "/accounts/:account_id") to its
+	// OpenAPI operationId; public marks the routes that need no API key (security: [] in the
+	// spec); operations holds each one's operation as kin-openapi describes it, for
+	// validateRequest.
+	routes     map[routeKey]string
+	public     map[routeKey]bool
+	operations map[routeKey]*operation
 }
 
 // New builds the API server.
@@ -131,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 		blasts: core.Blasts, audiences: core.Audiences, carriers: core.Carriers, usage: core.Usage, verifications: core.Verifications,
 		log: cfg.Logger, now: cfg.Now,
 		metrics: newMetrics(), idempotencyTTL: cfg.IdempotencyTTL, idempotencyLease: cfg.IdempotencyLease,
-		routes: map[string]string{}, public: map[string]bool{}, operations: map[string]*operation{},
+		routes: map[routeKey]string{}, public: map[routeKey]bool{}, operations: map[routeKey]*operation{},
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -441,7 +442,7 @@ func (s *Server) indexRoutes(spec *openapi3.T) {
 			echoPath = echoPath[:i] + ":" + echoPath[i+1:j] + echoPath[j+1:]
 		}
 		for method, op := range item.Operations() {
-			key := method + " " + echoPath
+			key := routeKey{method, echoPath}
 			// The embedded spec carries oapi-codegen's Go names (ListAccounts); the contract's
 			// operationIds are lowerCamelCase (listAccounts), and metrics use the contract's.
 			id := op.OperationID
@@ -461,9 +462,16 @@ func (s *Server) indexRoutes(spec *openapi3.T) {
 	}
 }
 
+// routeKey is one of the API's routes: a method and Echo's path (c.Path()), such as
+// {"POST", "/accounts/:account_id/messages"}. As a map key it costs a request no concatenation.
+type routeKey struct{ method, path string }
+
+// routeOf is c's route.
+func routeOf(c echo.Context) routeKey { return routeKey{c.Request().Method, c.Path()} }
+
 // operationOf names a request's operation for metrics: its operationId, or "unknown".
 func (s *Server) operationOf(c echo.Context) string {
-	if op, ok := s.routes[c.Request().Method+" "+c.Path()]; ok {
+	if op, ok := s.routes[routeOf(c)]; ok {
 		return op
 	}
 	return "unknown"

@@ -46,7 +46,7 @@ type operation struct {
 func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		op := s.operations[req.Method+" "+c.Path()]
+		op := s.operations[routeOf(c)]
 		if op == nil {
 			return next(c)
 		}
