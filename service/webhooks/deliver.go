@@ -69,8 +69,14 @@ func (w *Service) StartDeliveries(ctx context.Context) *kit.Runner {
 // A success waits for it as it waited for the group commit of outcomes (its slot held, so that
 // few answered attempts are ever unrecorded); any other outcome takes the group commit
 // (recordAll), as does a success whose claim failed or came after the loop stopped.
+//
+// The claims run on a connection of the loop's own (store.Pinned), as the dispatch loops' do: the
+// same statement over and over, which PostgreSQL plans again on every connection it ran on each
+// time the webhook queue is vacuumed (about once a second at full load).
 func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg *sync.WaitGroup) {
 	wake := w.cfg.Store.Subscribe(store.WakeWebhooks)
+	st, release := w.cfg.Store.Pinned()
+	defer release()
 	d := &deliverer{w: w, wg: wg, slots: make(chan struct{}, webhookInFlight), freed: make(chan struct{}, 1),
 		jobs: make(chan *store.DeliveryWork), successes: successes{ready: make(chan struct{}, 1)}}
 	defer func() {
@@ -97,7 +103,7 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 			// The outcomes are recorded even when this instance is stopping.
 			claimCtx = context.WithoutCancel(ctx)
 		}
-		works, err := w.cfg.Store.RecordAndClaimDeliveries(claimCtx, b.outcomes(), w.now(), limit, w.cfg.Timeout+webhookLeaseMargin)
+		works, err := st.RecordAndClaimDeliveries(claimCtx, b.outcomes(), w.now(), limit, w.cfg.Timeout+webhookLeaseMargin)
 		b.done(err)
 		if err != nil {
 			backoff = kit.ClaimFailed(ctx, draining, w.cfg.Logger, "claim webhook deliveries", err, backoff)
