@@ -115,10 +115,7 @@ func refuseNonPublic(_, address string, _ syscall.RawConn) error {
 // attempt, connections kept alive per endpoint, and, unless allowPrivate, the SSRF guard on
 // every connection.
 func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if !allowPrivate {
-		dialer.Control = refuseNonPublic
-	}
+	dialer := newDialer(allowPrivate)
 	return &http.Client{
 		Transport: &http.Transport{
 			Proxy:                 nil,
@@ -133,4 +130,13 @@ func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
 		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// newDialer is the dialer of deliveries' connections: with the SSRF guard unless allowPrivate.
+func newDialer(allowPrivate bool) *net.Dialer {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		dialer.Control = refuseNonPublic
+	}
+	return dialer
 }

@@ -54,6 +54,9 @@ func (w *Service) StartDeliveries(ctx context.Context) *kit.Runner {
 	r.Go(func() {
 		w.deliverLoop(ctx, draining, &attempts)
 		attempts.Wait()
+		if w.h1 != nil {
+			w.h1.closeIdle()
+		}
 	})
 	return r
 }
@@ -326,8 +329,7 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	// A span per attempt, in the trace of the work that made the event (the request that sent
 	// a message, for message.*), whose traceparent the endpoint also gets.
 	// Its attributes are made only when it is recorded (tracing is off by default).
-	ctx, span := tracer().Start(kit.WithTraceparent(ctx, work.Event.Traceparent), "webhook.attempt",
-		trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := tracer().Start(kit.WithTraceparent(ctx, work.Event.Traceparent), "webhook.attempt", clientSpan)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("switchboard.event_id", work.Event.ID),
 			attribute.String("switchboard.event_type", work.Event.Type), attribute.String("switchboard.endpoint_id", work.Endpoint.ID),
@@ -342,8 +344,6 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 		}
 		span.End()
 	}()
-	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
-	defer cancel()
 	body, err := Body(&work.Event)
 	if err != nil {
 		return 0, err.Error(), attemptError
@@ -357,6 +357,28 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	if err != nil {
 		return 0, err.Error(), attemptError
 	}
+	ts := strconv.FormatInt(now.Unix(), 10)
+	if w.h1 != nil {
+		if t := w.h1.target(work.Endpoint.URL); t != nil {
+			r := h1Request{body: body}
+			r.add("Content-Type", "application/json")
+			r.add("Webhook-Id", work.Event.ID)
+			r.add("Webhook-Timestamp", ts)
+			r.add("Webhook-Signature", sig)
+			r.add("Svc-Signature", svc)
+			kit.InjectTraceparent(ctx, &r)
+			if !r.bad {
+				status, snippet, err := w.h1.post(ctx, t, time.Now().Add(w.cfg.Timeout), &r)
+				if err != nil {
+					outcome, failure := describeSendError(err, w.cfg.Timeout)
+					return 0, failure, outcome
+				}
+				return judgeAnswer(status, snippet)
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, work.Endpoint.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, err.Error(), attemptError
@@ -365,7 +387,7 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", UserAgent)
 	h.Set("webhook-id", work.Event.ID)
-	h.Set("webhook-timestamp", strconv.FormatInt(now.Unix(), 10))
+	h.Set("webhook-timestamp", ts)
 	h.Set("webhook-signature", sig)
 	h.Set("svc-signature", svc)
 	kit.InjectTraceparent(ctx, h)
@@ -377,18 +399,27 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	defer resp.Body.Close()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
-	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-		return resp.StatusCode, "", attemptSucceeded
+	return judgeAnswer(resp.StatusCode, snippet)
+}
+
+// judgeAnswer is the outcome of an attempt the endpoint answered with status, and the failure's
+// message (with the start of the answer's body, snippet) when it is not a 2xx.
+func judgeAnswer(status int, snippet []byte) (int, string, string) {
+	if status >= 200 && status <= 299 {
+		return status, "", attemptSucceeded
 	}
-	msg := "HTTP " + strconv.Itoa(resp.StatusCode)
-	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+	msg := "HTTP " + strconv.Itoa(status)
+	if status >= 300 && status <= 399 {
 		msg += " (redirects are not followed)"
 	}
 	if s := strings.TrimSpace(string(snippet)); s != "" {
 		msg += ": " + s
 	}
-	return resp.StatusCode, msg, attemptHTTPStatus
+	return status, msg, attemptHTTPStatus
 }
+
+// clientSpan is the option of every attempt's span, made once.
+var clientSpan = trace.WithSpanKind(trace.SpanKindClient)
 
 // describeSendError classifies a request that got no answer and says why, for the delivery.
 func describeSendError(err error, timeout time.Duration) (outcome, failure string) {

@@ -93,6 +93,8 @@ type Config struct {
 type Service struct {
 	cfg    Config
 	client *http.Client
+	// h1 sends to plain http:// endpoints when client is the default one (nil otherwise).
+	h1 *h1Client
 	// records is the group commit of attempts: concurrent attempts record their outcomes in one
 	// statement (the successes at healthy endpoints go with the deliverer's next claim instead).
 	records *store.Batcher[attemptRecord, struct{}]
@@ -141,6 +143,7 @@ func New(cfg Config) (*Service, error) {
 		// costs a timer and a goroutine per request.
 		w.client = NewClient(cfg.AllowPrivate, cfg.Timeout)
 		w.client.Timeout = 0
+		w.h1 = newH1Client(newDialer(cfg.AllowPrivate).DialContext)
 	}
 	w.records = store.NewBatcher(200, 3, w.recordAll)
 	return w, nil
