@@ -2,17 +2,25 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // SetTidyQueueEvery changes how many rows leave a queue (outbound_queue, webhook_queue) between
-// two VACUUMs of it, for a spec; it returns the function that restores the setting.
+// two VACUUMs of it, with no least time between them, for a spec; it returns the function that
+// restores the settings.
 func SetTidyQueueEvery(n int64) (restore func()) {
-	was := tidyQueueEvery
-	tidyQueueEvery = n
-	return func() { tidyQueueEvery = was }
+	return SetTidyQueue(n, 0)
+}
+
+// SetTidyQueue changes how many rows leave a queue between two VACUUMs of it, and the least time
+// between them, for a spec; it returns the function that restores the settings.
+func SetTidyQueue(n int64, interval time.Duration) (restore func()) {
+	wasN, wasInterval := tidyQueueEvery, tidyQueueInterval
+	tidyQueueEvery, tidyQueueInterval = n, interval
+	return func() { tidyQueueEvery, tidyQueueInterval = wasN, wasInterval }
 }
 
 // OutboundVacuums counts the VACUUMs of the outbound queue this store has run.

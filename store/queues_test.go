@@ -251,6 +251,26 @@ var _ = Describe("Queues", func() {
 		Expect(n).To(BeZero())
 	})
 
+	It("vacuum a queue on PostgreSQL no more often than the least time between VACUUMs, however many rows left it", func() {
+		// Every VACUUM makes PostgreSQL plan again the statements that read or write the queue.
+		DeferCleanup(store.SetTidyQueue(3, time.Hour))
+		record := func(n int) {
+			var sent []store.Sent
+			for range n {
+				sent = append(sent, store.Sent{ID: message(store.DirectionOutbound, "").ID})
+			}
+			Expect(st.RecordSent(ctx, sent, now)).To(Succeed())
+		}
+		record(3)
+		if st.Dialect() != store.Postgres {
+			Consistently(st.OutboundVacuums).Within(200 * time.Millisecond).Should(BeZero())
+			return
+		}
+		Eventually(st.OutboundVacuums).Within(10*time.Second).Should(BeEquivalentTo(1), "the first VACUUM waits for no interval")
+		record(6)
+		Consistently(st.OutboundVacuums).Within(300*time.Millisecond).Should(BeEquivalentTo(1), "6 rows left within the hour")
+	})
+
 	It("lease the webhook deliveries they claim until the lease is over or an outcome is recorded", func() {
 		d := delivery()
 		due := dueAt("webhook_queue", "delivery_id", d.ID)
