@@ -68,11 +68,17 @@ type OutcomeRules struct {
 // FinishOutbound records the outcomes of outbound messages that are `sending` or `sent`, with
 // everything that goes with them, in one transaction: each message's new state (an outcome is
 // never dated before the message's sent_at; a carrier's clock, or a receipt that waited, can say
-// so), its leaving the outbound queue, the blocks set by hard failures and lifted by deliveries
-// (rules), and the events that events returns for the finished messages, with their webhook
-// deliveries. finished[i] is outs[i]'s message as it now is, or nil when it was not waiting for
-// one (unknown, inbound, already final, or named twice: carriers repeat receipts). On PostgreSQL
-// it is two statements, the second sent with the commit.
+// so), the blocks set by hard failures and lifted by deliveries (rules), and the events that
+// events returns for the finished messages, with their webhook deliveries. finished[i] is
+// outs[i]'s message as it now is, or nil when it was not waiting for one (unknown, inbound,
+// already final, or named twice: carriers repeat receipts). On SQLite the messages leave the
+// outbound queue in the same transaction. On PostgreSQL it is two statements, the second sent
+// with the commit, and a message's queue row is left to the dispatch: the record of its submission
+// (RecordSent) deletes it, and should that never come (its dispatcher died), the claim after the
+// lease finds the message final and drops it (Messages.settle). A message that is `sent` has no
+// row left but in that case, so the statement does not look for one: it spares an index probe a
+// message, and the statement's plans no longer depend on the outbound queue, whose every VACUUM
+// dropped them.
 func (s *Store) FinishOutbound(ctx context.Context, outs []Outcome, rules OutcomeRules,
 	events func(finished []*Finished) ([]Event, error)) error {
 	if len(outs) == 0 {
@@ -197,9 +203,8 @@ func (s *Store) finishOutboundSQLite(ctx context.Context, outs []Outcome) ([]Fin
 }
 
 // finishOutboundPG is FinishOutbound in two statements. The first reads the messages' status
-// (which RETURNING cannot show as it was), updates them in id order, takes them out of the
-// outbound queue, sets and lifts blocks, and returns them with their contacts and numbers; the
-// second records the events, with the commit.
+// (which RETURNING cannot show as it was), updates them in id order, sets and lifts blocks, and
+// returns them with their contacts and numbers; the second records the events, with the commit.
 //
 // The first statement finds each message by the row version that its snapshot read (ctid: one
 // walk of the primary key, not two) and updates it only if its status is still the one read, so
@@ -228,7 +233,6 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 				carrier_id = COALESCE(m.carrier_id, NULLIF(w.cid, ''))
 			FROM w WHERE m.ctid = w.tid AND m.status = w.was
 			RETURNING m.*, w.was = 'sending' AS was_sending),
-		dq AS (DELETE FROM outbound_queue q USING u WHERE q.message_id = u.id),
 		bl AS (INSERT INTO blocked_numbers (account_id, phone_number, reason, blocked_at, retry_after)
 			SELECT DISTINCT ON (account_id, to_number) account_id, to_number, failure_reason, failed_at, failed_at + $7::interval
 			FROM u WHERE status = 'failed' AND failure_reason = ANY($6)
