@@ -23,17 +23,11 @@ var _ = Describe("Embedded components' store", func() {
 	})
 
 	It("notifies a listener of the events of the accounts someone watches, and of nothing else", func(ctx context.Context) {
-		got := make(chan string, 10)
-		lctx, cancel := context.WithCancel(ctx)
+		got, cancel, done := listenEmbed(ctx, st)
 		defer cancel()
-		ready := make(chan struct{})
-		done := make(chan error, 1)
-		go func() { done <- st.ListenEmbed(lctx, func() { close(ready) }, func(acct string) { got <- acct }) }()
-		if st.Dialect() != store.Postgres {
-			Expect(<-done).To(MatchError(store.ErrNoListen), "SQLite has no notifications: streams poll")
+		if got == nil {
 			return
 		}
-		Eventually(ready).Should(BeClosed())
 		p, err := st.CreateProject(ctx, "listen")
 		Expect(err).NotTo(HaveOccurred())
 		watched, unwatched := store.NewID("acct"), store.NewID("acct")
@@ -60,3 +54,20 @@ var _ = Describe("Embedded components' store", func() {
 		Expect(errors.Is(<-done, context.Canceled)).To(BeTrue())
 	})
 })
+
+// listenEmbed listens on the embeds' channel (store.ListenEmbed) until cancel, and returns the
+// notified accounts as they come and the listener's end; got is nil on SQLite, which has no
+// notifications (the streams poll).
+func listenEmbed(ctx context.Context, st *store.Store) (got chan string, cancel func(), done chan error) {
+	got = make(chan string, 20)
+	lctx, cancel := context.WithCancel(ctx)
+	ready := make(chan struct{})
+	done = make(chan error, 1)
+	go func() { done <- st.ListenEmbed(lctx, func() { close(ready) }, func(acct string) { got <- acct }) }()
+	if st.Dialect() != store.Postgres {
+		Expect(<-done).To(MatchError(store.ErrNoListen), "SQLite has no notifications: streams poll")
+		return nil, cancel, done
+	}
+	Eventually(ready).Should(BeClosed())
+	return got, cancel, done
+}
