@@ -42,6 +42,16 @@ func IsFastArrayPlan(m *pgtype.Map, oid uint32, value any) bool {
 	return ok
 }
 
+// IsOptionalScanPlan reports whether m scans oid into target through the store's own plan for
+// optional values.
+func IsOptionalScanPlan(m *pgtype.Map, oid uint32, format int16, target any) bool {
+	switch m.PlanScan(oid, format, target).(type) {
+	case *optionalScanPlan[string], *optionalScanPlan[time.Time]:
+		return true
+	}
+	return false
+}
+
 // LoadSendContextsPG is the send read's statement on PostgreSQL, for a spec of its plan.
 var LoadSendContextsPG = loadSendContextsPG
 

@@ -23,8 +23,11 @@ func registerFastArrays(_ context.Context, c *pgx.Conn) error {
 	return nil
 }
 
-// useFastArrays registers fastArrayCodec for the text, varchar and timestamptz arrays of m.
+// useFastArrays registers fastArrayCodec for the text, varchar and timestamptz arrays of m, and
+// scans optional text and times (a *string or *time.Time field) without reflection
+// (tryOptionalScanPlan).
 func useFastArrays(m *pgtype.Map) {
+	m.TryWrapScanPlanFuncs = append([]pgtype.TryWrapScanPlanFunc{tryOptionalScanPlan}, m.TryWrapScanPlanFuncs...)
 	for _, t := range []struct {
 		name      string
 		oid, elem uint32
@@ -183,4 +186,35 @@ func appendTimestamptz(buf []byte, t time.Time) []byte {
 	buf = binary.BigEndian.AppendUint32(buf, 8)
 	micros := t.Unix()*1_000_000 + int64(t.Nanosecond())/1000
 	return binary.BigEndian.AppendUint64(buf, uint64(micros-microsY2K))
+}
+
+// The hot paths scan optional columns (a message's carrier id, its sent and delivered times …)
+// into *string and *time.Time fields. pgx scans into such a pointer to a pointer through
+// reflection (reflect.New and reflect.Value.Set for each value); optionalScanPlan does the same
+// for these two types directly: NULL is nil, a value is scanned into a new one.
+
+// tryOptionalScanPlan is a pgtype.TryWrapScanPlanFunc for **string and **time.Time targets.
+func tryOptionalScanPlan(target any) (pgtype.WrappedScanPlanNextSetter, any, bool) {
+	switch target.(type) {
+	case **string:
+		return &optionalScanPlan[string]{}, (*string)(nil), true
+	case **time.Time:
+		return &optionalScanPlan[time.Time]{}, (*time.Time)(nil), true
+	}
+	return nil, nil, false
+}
+
+// optionalScanPlan scans into a **T: nil for NULL, otherwise a new T scanned by next.
+type optionalScanPlan[T any] struct{ next pgtype.ScanPlan }
+
+func (p *optionalScanPlan[T]) SetNext(next pgtype.ScanPlan) { p.next = next }
+
+func (p *optionalScanPlan[T]) Scan(src []byte, dst any) error {
+	d := dst.(**T)
+	if src == nil {
+		*d = nil
+		return nil
+	}
+	*d = new(T)
+	return p.next.Scan(src, *d)
 }

@@ -82,4 +82,37 @@ var _ = Describe("The hot paths' array arguments (PostgreSQL)", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fast.Encode(pgtype.TextArrayOID, pgtype.TextFormatCode, []string{"a", "b c"}, nil)).To(Equal(want))
 	})
+
+	It("scans optional text and times as pgx does: nil for NULL, a new value otherwise, in both formats", func() {
+		when := time.Date(2026, 11, 25, 4, 30, 1, 123456000, time.UTC)
+		for _, c := range []struct {
+			oid    uint32
+			values []any
+			target func() any
+		}{
+			{pgtype.TextOID, []any{"msg_01", "", "é"}, func() any { return new(*string) }},
+			{pgtype.VarcharOID, []any{"x"}, func() any { return new(*string) }},
+			{pgtype.TimestamptzOID, []any{when, time.Unix(0, 0).UTC()}, func() any { return new(*time.Time) }},
+		} {
+			for _, format := range []int16{pgtype.BinaryFormatCode, pgtype.TextFormatCode} {
+				Expect(store.IsOptionalScanPlan(fast, c.oid, format, c.target())).To(BeTrue(), "%d in format %d", c.oid, format)
+				for _, v := range append(c.values, nil) {
+					var src []byte
+					if v != nil {
+						src, err = plain.Encode(c.oid, format, v, nil)
+						Expect(err).NotTo(HaveOccurred())
+					}
+					want, got := c.target(), c.target()
+					Expect(plain.Scan(c.oid, format, src, want)).To(Succeed())
+					Expect(fast.Scan(c.oid, format, src, got)).To(Succeed())
+					Expect(got).To(Equal(want), "%v as %d in format %d", v, c.oid, format)
+				}
+			}
+		}
+		// A NULL over a value that the target held.
+		s := "before"
+		held := &s
+		Expect(fast.Scan(pgtype.TextOID, pgtype.BinaryFormatCode, nil, &held)).To(Succeed())
+		Expect(held).To(BeNil())
+	})
 })
