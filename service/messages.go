@@ -113,6 +113,8 @@ type Messages struct {
 	signer *fileSigner
 	// receipts is the group commit of receipts.
 	receipts *store.Batcher[receiptItem, struct{}]
+	// receiptConn holds the receipts' connection while they come.
+	receiptConn receiptConn
 	// sends is the group commit of sends (send_batch.go); sendBatchSizes counts its flushes,
 	// sendBatchTimes times its phases.
 	sends          *store.Batcher[*sendItem, sendOutcome]
