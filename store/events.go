@@ -230,8 +230,8 @@ func eventsFanout(first, slots int, filter string) string {
 			SELECT delivery_id, project_id, endpoint_id, event_id, event_type, 'pending', 0, %[4]s, %[4]s, %[4]s
 			FROM p WHERE delivery_id IS NOT NULL RETURNING id, endpoint_id, event_id),
 		dwq AS (INSERT INTO webhook_queue (delivery_id, due_at, endpoint_id, event_id) SELECT id, %[4]s, endpoint_id, event_id FROM d),
-		nt AS (SELECT w.account_id, pg_notify('%[5]s', w.account_id) FROM embed_watches w
-			WHERE w.account_id IN (SELECT account_id FROM ev) AND w.until > now())
+		nt AS (SELECT a.account_id, pg_notify('%[5]s', a.account_id) FROM (SELECT DISTINCT account_id FROM ev) a
+			WHERE (SELECT w.until FROM embed_watches w WHERE w.account_id = a.account_id) > now())
 		`, strings.Join(cols, ", "), filter, strings.Join(refs, ", "), at, EmbedChannel)
 	return sb.String()
 }

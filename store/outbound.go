@@ -204,7 +204,9 @@ func (s *Store) finishOutboundSQLite(ctx context.Context, outs []Outcome) ([]Fin
 
 // finishOutboundPG is FinishOutbound in two statements. The first reads the messages' status
 // (which RETURNING cannot show as it was), updates them in id order, sets and lifts blocks, and
-// returns them with their contacts and numbers; the second records the events, with the commit.
+// returns them with their contacts and numbers, in no particular order (alignFinished puts them
+// in the order of outs, which the events follow: sorting the wide rows again cost 0.07 ms a
+// statement of 86); the second records the events, with the commit.
 //
 // The first statement finds each message by the row version that its snapshot read (ctid: one
 // walk of the primary key, not two) and updates it only if its status is still the one read, so
@@ -243,7 +245,7 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 			AND b.phone_number = u.to_number)
 		SELECT ` + colsOf("u", messageCols) + `, u.was_sending, ` + colsOf("k", contactCols) + `, ` + colsOf("pn", numberCols) + `
 		FROM u JOIN contacts k ON k.id = u.contact_id JOIN phone_numbers pn ON pn.id = u.phone_number_id
-		WHERE 1 / CASE WHEN (SELECT COUNT(*) FROM u) = (SELECT COUNT(*) FROM w) THEN 1 ELSE 0 END = 1 ORDER BY u.id`
+		WHERE 1 / CASE WHEN (SELECT COUNT(*) FROM u) = (SELECT COUNT(*) FROM w) THEN 1 ELSE 0 END = 1`
 	slots := deliverySlots
 	for races := 0; ; {
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error {
