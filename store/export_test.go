@@ -70,3 +70,6 @@ func (s *Store) FailPinned(ctx context.Context) error {
 		return err
 	})
 }
+
+// ClaimDeliveriesPG is the webhook claim's statement on PostgreSQL, for a spec of its plan.
+const ClaimDeliveriesPG = "WITH " + claimDeliveriesPG

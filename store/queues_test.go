@@ -2,12 +2,15 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"gorm.io/gorm"
 
 	"github.com/switchboard/switchboard/store"
 )
@@ -364,6 +367,33 @@ var _ = Describe("Queues", func() {
 			Expect(ids).To(HaveKey(id))
 			Expect(n).To(Equal(1), "claimed once")
 		}
+	})
+
+	It("lease the webhook deliveries they claim by their rows' ctids in the claim's generic plan (PostgreSQL)", func() {
+		if st.Dialect() != store.Postgres {
+			Skip("PostgreSQL's plan")
+		}
+		// The claim runs its generic plan from its sixth execution on; here over a queue of 1,000
+		// due rows (in a transaction rolled back), where an index scan of the due rows would read
+		// them all.
+		var plan []string
+		err := st.DB().Transaction(func(tx *gorm.DB) error {
+			for _, q := range []string{`INSERT INTO webhook_queue (delivery_id, due_at, endpoint_id, event_id)
+					SELECT 'whd_' || i, now() - interval '1 hour' + i * interval '1 ms', 'we_x', 'evt_' || i FROM generate_series(1, 1000) i`,
+				"ANALYZE webhook_queue", "SET LOCAL plan_cache_mode = force_generic_plan",
+				"PREPARE webhook_claim_plan (timestamptz, int, timestamptz) AS " + store.ClaimDeliveriesPG} {
+				if err := tx.Exec(q).Error; err != nil {
+					return err
+				}
+			}
+			defer tx.Exec("DEALLOCATE webhook_claim_plan")
+			if err := tx.Raw(`EXPLAIN EXECUTE webhook_claim_plan (now(), 40, now() + interval '1 minute')`).Scan(&plan).Error; err != nil {
+				return err
+			}
+			return errors.New("rolled back")
+		})
+		Expect(err).To(MatchError("rolled back"))
+		Expect(strings.Join(plan, "\n")).To(MatchRegexp(`Tid Scan on webhook_queue w\b`))
 	})
 
 	It("record webhook outcomes and claim due deliveries in one call", func() {

@@ -76,6 +76,11 @@ func (s *Store) RecordAndClaimDeliveries(ctx context.Context, outs []DeliveryOut
 	// until it commits; the update then checks the row's new version against its conditions again
 	// (READ COMMITTED), finds it leased and leaves it out, so that no delivery is claimed twice.
 	// Claims take their rows in ctid order (a TID scan sorts its list), so two cannot deadlock.
+	// The re-check is written GREATEST(due_at, leased_until) <= $1 (GREATEST skips a NULL: due and
+	// not leased), which no index serves: with the two conditions apart, the generic plan that the
+	// statement runs after its fifth execution walked the due index through every due row, leased
+	// ones included, and filtered them by ctid, where it now reads the claimed rows by their ctids
+	// (EXPLAIN on a queue of 1,000 rows, 40 claimed: 59 buffers and 0.17 ms -> a TID scan).
 	// The outcomes' common table expressions come first (recordDeliveriesPG; their rows are leased,
 	// so the claim, which sees the table as it was before the statement, leaves them alone).
 	var args []any
@@ -83,15 +88,7 @@ func (s *Store) RecordAndClaimDeliveries(ctx context.Context, outs []DeliveryOut
 	if len(outs) > 0 {
 		q, args = q+recordDeliveriesPG(4)+`, `, recordDeliveriesArgs(outs, now)
 	}
-	q += `l AS (
-			UPDATE webhook_queue w SET leased_until = $3
-			WHERE w.ctid = ANY (ARRAY(SELECT ctid FROM webhook_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
-				ORDER BY due_at LIMIT $2)) AND w.due_at <= $1 AND (w.leased_until IS NULL OR w.leased_until <= $1)
-			RETURNING w.delivery_id, w.attempts, w.endpoint_id, w.event_id
-		)
-		SELECT l.delivery_id, l.attempts, e.id, e.project_id, e.url, e.secret, e.previous_secret, e.previous_secret_until,
-			e.enabled, e.failing_since, ev.id, ev.project_id, ev.account_id, ev.type, ev.data, ev.created_at, ev.traceparent
-		FROM l JOIN webhook_endpoints e ON e.id = l.endpoint_id JOIN events ev ON ev.id = l.event_id ORDER BY l.delivery_id`
+	q += claimDeliveriesPG
 	var out []DeliveryWork
 	err := s.pgxConn(ctx, func(c *pgx.Conn) error {
 		rows, err := c.Query(ctx, q, append([]any{now, limit, now.Add(lease)}, args...)...)
@@ -121,6 +118,18 @@ func (s *Store) RecordAndClaimDeliveries(ctx context.Context, outs []DeliveryOut
 	s.leftWebhooks(endedCount(outs))
 	return out, nil
 }
+
+// claimDeliveriesPG is the claim's part of RecordAndClaimDeliveries' statement on PostgreSQL, from
+// its common table expression l on: $1 the time, $2 the limit, $3 the end of the lease.
+const claimDeliveriesPG = `l AS (
+			UPDATE webhook_queue w SET leased_until = $3
+			WHERE w.ctid = ANY (ARRAY(SELECT ctid FROM webhook_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+				ORDER BY due_at LIMIT $2)) AND GREATEST(w.due_at, w.leased_until) <= $1
+			RETURNING w.delivery_id, w.attempts, w.endpoint_id, w.event_id
+		)
+		SELECT l.delivery_id, l.attempts, e.id, e.project_id, e.url, e.secret, e.previous_secret, e.previous_secret_until,
+			e.enabled, e.failing_since, ev.id, ev.project_id, ev.account_id, ev.type, ev.data, ev.created_at, ev.traceparent
+		FROM l JOIN webhook_endpoints e ON e.id = l.endpoint_id JOIN events ev ON ev.id = l.event_id ORDER BY l.delivery_id`
 
 // DeliveryOutcome is what became of one attempt of a pending delivery.
 type DeliveryOutcome struct {
