@@ -41,6 +41,11 @@ const (
 	// webhookJoinWait is the most a claim waits, while attempts are in flight, for a success to
 	// record with it.
 	webhookJoinWait = 5 * time.Millisecond
+	// webhookGather is how long, from the first success waiting, a claim waits for more to record
+	// with it (up to webhookRecordBatch), while attempts are in flight.
+	webhookGather = 15 * time.Millisecond
+	// webhookRecordBatch is how many successes waiting make a claim go at once.
+	webhookRecordBatch = 200
 	// webhookWorkerIdle is how long an attempt's worker waits for the next claimed delivery before
 	// it ends.
 	webhookWorkerIdle = 10 * time.Second
@@ -89,13 +94,10 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 	backoff := webhookPoll
 	for !kit.Stopping(ctx, draining) {
 		room := cap(d.slots) - len(d.slots)
-		b := d.successes.take()
-		if b == nil && room > 0 && room < cap(d.slots) {
-			// Attempts are in flight: a moment's wait lets this claim record the successes about
-			// to come, rather than take a statement and a commit of its own.
-			kit.Sleep(ctx, draining, d.successes.ready, nil, webhookJoinWait)
-			b = d.successes.take()
+		if room > 0 && room < cap(d.slots) {
+			d.gather(ctx, draining)
 		}
+		b := d.successes.take()
 		if room == 0 && b == nil {
 			kit.Sleep(ctx, draining, d.successes.ready, d.freed, time.Second)
 			continue
@@ -126,6 +128,29 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 			continue
 		}
 		kit.Sleep(ctx, draining, wake, d.successes.ready, webhookPoll)
+	}
+}
+
+// gather waits, while attempts are in flight, for their successes to make one batch for the next
+// claim to record, rather than each few take a statement and a commit of their own: until
+// webhookRecordBatch wait, or webhookGather has passed since the first of them came, or
+// webhookJoinWait has passed with none. Each statement and its commit cost PostgreSQL about as
+// much as 30 successes recorded in it.
+func (d *deliverer) gather(ctx context.Context, draining <-chan struct{}) {
+	deadline := time.Now().Add(webhookJoinWait)
+	for !kit.Stopping(ctx, draining) {
+		n, since := d.successes.pending()
+		if n >= webhookRecordBatch {
+			return
+		}
+		if n > 0 {
+			deadline = since.Add(webhookGather)
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return
+		}
+		kit.Sleep(ctx, draining, d.successes.ready, nil, wait)
 	}
 }
 
@@ -173,16 +198,18 @@ type successes struct {
 	mu      sync.Mutex
 	batch   *successBatch
 	stopped bool
-	// ready is signalled when a success is added.
+	// ready is signalled when a batch gets its first success, and when it reaches
+	// webhookRecordBatch.
 	ready chan struct{}
 }
 
 // successBatch is the successes one claim records; done closes once it is over, err says whether
 // they were recorded.
 type successBatch struct {
-	outs []store.DeliveryOutcome
-	over chan struct{}
-	err  error
+	outs  []store.DeliveryOutcome
+	since time.Time // when the first came
+	over  chan struct{}
+	err   error
 }
 
 // add queues a success and returns its batch; nil once the deliverer has stopped.
@@ -193,14 +220,26 @@ func (s *successes) add(o store.DeliveryOutcome) *successBatch {
 		return nil
 	}
 	if s.batch == nil {
-		s.batch = &successBatch{over: make(chan struct{})}
+		s.batch = &successBatch{over: make(chan struct{}), since: time.Now()}
 	}
 	s.batch.outs = append(s.batch.outs, o)
-	select {
-	case s.ready <- struct{}{}:
-	default:
+	if n := len(s.batch.outs); n == 1 || n == webhookRecordBatch {
+		select {
+		case s.ready <- struct{}{}:
+		default:
+		}
 	}
 	return s.batch
+}
+
+// pending is how many successes wait, and since when the first has.
+func (s *successes) pending() (int, time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.batch == nil {
+		return 0, time.Time{}
+	}
+	return len(s.batch.outs), s.batch.since
 }
 
 // take returns the batch of the successes waiting (nil when none is) and starts the next; ready
