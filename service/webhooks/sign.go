@@ -243,15 +243,16 @@ func NewSecret() (string, error) {
 // header ("t=<unix ts>,v1=<hex HMAC-SHA256 of {ts}.{body}>", one v1 per secret), signing with
 // each whsec_ secret in order.
 func Sign(secrets []string, id string, at time.Time, body []byte) (webhookSignature, svcSignature string, err error) {
-	// prefix is "{id}.{ts}."; its tail from ts on prefixes the svc-signature's message.
-	prefix := make([]byte, 0, len(id)+24)
-	prefix = append(append(prefix, id...), '.')
-	tsAt := len(prefix)
-	prefix = append(strconv.AppendInt(prefix, at.Unix(), 10), '.')
+	// scratch holds the prefix "{id}.{ts}." (its tail from ts on prefixes the svc-signature's
+	// message) and each MAC; out holds both headers, which become one string sliced in two.
+	scratch := make([]byte, 0, len(id)+22+sha256.Size)
+	scratch = append(append(scratch, id...), '.')
+	tsAt := len(scratch)
+	scratch = append(strconv.AppendInt(scratch, at.Unix(), 10), '.')
+	prefix := scratch[:len(scratch):len(scratch)]
 	ts := prefix[tsAt : len(prefix)-1]
-	std := make([]byte, 0, len(secrets)*48)
-	svc := append(append(make([]byte, 0, len(ts)+2+len(secrets)*69), "t="...), ts...)
-	sum := make([]byte, 0, sha256.Size)
+	sum := scratch[len(prefix):len(prefix)]
+	out := make([]byte, 0, len(secrets)*(48+69)+len(ts)+2)
 	for i, s := range secrets {
 		pool, err := signers.get(s)
 		if err != nil {
@@ -262,16 +263,24 @@ func Sign(secrets []string, id string, at time.Time, body []byte) (webhookSignat
 		m.Write(prefix)
 		m.Write(body)
 		if i > 0 {
-			std = append(std, ' ')
+			out = append(out, ' ')
 		}
-		std = base64.StdEncoding.AppendEncode(append(std, "v1,"...), m.Sum(sum[:0]))
+		out = base64.StdEncoding.AppendEncode(append(out, "v1,"...), m.Sum(sum[:0]))
+		pool.Put(m)
+	}
+	std := len(out)
+	out = append(append(out, "t="...), ts...)
+	for _, s := range secrets {
+		pool, _ := signers.get(s)
+		m := pool.Get().(hash.Hash)
 		m.Reset()
 		m.Write(prefix[tsAt:])
 		m.Write(body)
-		svc = hex.AppendEncode(append(svc, ",v1="...), m.Sum(sum[:0]))
+		out = hex.AppendEncode(append(out, ",v1="...), m.Sum(sum[:0]))
 		pool.Put(m)
 	}
-	return string(std), string(svc), nil
+	both := string(out)
+	return both[:std], both[std:], nil
 }
 
 // signers keeps, per signing secret, a pool of HMAC-SHA256 states keyed with it, so that an
