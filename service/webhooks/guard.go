@@ -68,7 +68,7 @@ type endpointState struct {
 	lastAnswer time.Time            // when an attempt last got an answer (real time)
 	inFlight   map[uint64]time.Time // when each attempt in flight began (real time)
 	waiting    int
-	released   chan struct{} // closed, and replaced, whenever an attempt leaves
+	released   chan struct{} // closed, and replaced, whenever an attempt leaves while others wait
 	// latency is a moving average of the endpoint's attempt durations (answered or not).
 	latency time.Duration
 	// The breaker: unanswered attempts in a row; open until openUntil, then one probe at a time.
@@ -208,8 +208,10 @@ func (p *pass) leave(outcome int) {
 	took := now.Sub(s.inFlight[p.id])
 	delete(s.inFlight, p.id)
 	s.lastUsed = now
-	close(s.released)
-	s.released = make(chan struct{})
+	if s.waiting > 0 { // a channel only waiters hold (they take it under g.mu)
+		close(s.released)
+		s.released = make(chan struct{})
+	}
 	if p.probe {
 		s.probing = false
 	}
