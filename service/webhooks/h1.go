@@ -163,10 +163,36 @@ func (r *h1Request) appendTo(b []byte, t *h1Target) []byte {
 	return append(b, r.body...)
 }
 
+// h1MaxAnswer is the most an answer may take on the connection before its body, as the
+// Transport's default MaxResponseHeaderBytes; the body is read up to 64 KiB past its start.
+const h1MaxAnswer = 10<<20 + 64<<10 + 4096
+
+// errH1AnswerTooLong is the error of an answer longer than h1MaxAnswer (net/http's words).
+var errH1AnswerTooLong = errors.New("net/http: server response headers exceeded 10485760 bytes; aborted")
+
+// cappedReader reads the connection for its bufio.Reader, up to left bytes an answer.
+type cappedReader struct {
+	r    io.Reader
+	left int
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errH1AnswerTooLong
+	}
+	if len(p) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= n
+	return n, err
+}
+
 // h1Conn is a connection of the pool.
 type h1Conn struct {
 	net.Conn
 	addr string
+	in   cappedReader
 	br   *bufio.Reader
 	wbuf []byte
 	idle time.Time // when it went back to the pool
@@ -199,6 +225,7 @@ func (c *h1Client) do(ctx context.Context, t *h1Target, deadline time.Time, r *h
 		_ = pc.SetDeadline(deadline)
 		stop := context.AfterFunc(ctx, func() { _ = pc.SetDeadline(time.Unix(1, 0)) })
 		pc.wbuf = r.appendTo(pc.wbuf[:0], t)
+		pc.in.left = h1MaxAnswer
 		n, err := pc.Write(pc.wbuf)
 		if err != nil {
 			stop()
@@ -320,7 +347,9 @@ func (c *h1Client) get(ctx context.Context, t *h1Target, deadline time.Time) (pc
 	if err != nil {
 		return nil, false, err
 	}
-	return &h1Conn{Conn: conn, addr: t.addr, br: bufio.NewReaderSize(conn, 4096), peek: newSocketPeek(conn)}, false, nil
+	pc = &h1Conn{Conn: conn, addr: t.addr, in: cappedReader{r: conn}, peek: newSocketPeek(conn)}
+	pc.br = bufio.NewReaderSize(&pc.in, 4096)
+	return pc, false, nil
 }
 
 // put gives pc back to the idle pool (or closes it when the pool is full).

@@ -203,6 +203,14 @@ var _ = Describe("The deliveries' HTTP/1.1 client", func() {
 		Expect(e.conns.Load()).To(BeEquivalentTo(2))
 	})
 
+	It("gives up on an answer whose headers never end, as net/http does past 10 MiB", func() {
+		e := newRawEndpoint(func(int) (string, bool) {
+			return "HTTP/1.1 200 OK\r\n" + strings.Repeat("X-Pad: "+strings.Repeat("p", 1000)+"\r\n", 11<<10), false
+		})
+		_, _, err := post(e.url("/"), "{}")
+		Expect(err).To(MatchError(ContainSubstring("server response headers exceeded 10485760 bytes")))
+	})
+
 	It("decompresses a gzipped answer's start for the failure's message", func() {
 		var z bytes.Buffer
 		zw := gzip.NewWriter(&z)
