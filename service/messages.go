@@ -115,9 +115,10 @@ type Messages struct {
 	receipts *store.Batcher[receiptItem, struct{}]
 	// receiptConn holds the receipts' connection while they come.
 	receiptConn receiptConn
-	// sends is the group commit of sends (send_batch.go); sendBatchSizes counts its flushes,
-	// sendBatchTimes times its phases.
+	// sends is the group commit of sends (send_batch.go); sendConn holds its flushes' connection
+	// while sends come, sendBatchSizes counts its flushes, sendBatchTimes times its phases.
 	sends          *store.Batcher[*sendItem, sendOutcome]
+	sendConn       receiptConn
 	sendBatchSizes prometheus.Histogram
 	sendBatchTimes *prometheus.HistogramVec
 	metrics        *carrierMetrics

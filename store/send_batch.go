@@ -422,48 +422,10 @@ const insertOutboundBatchArgs = 28
 
 func (s *Store) insertOutboundBatchPG(ctx context.Context, sends []OutboundSend) ([]bool, error) {
 	n := len(sends)
-	var (
-		ids, projects, accounts, convs, numbers, senderTypes, contacts = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		statuses, metadata, encodings, types, froms, tos, carriers     = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		bodies, tps, cEmails, cFirst, cLast                            = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
-		cPhones, cMetadata                                             = make([]string, n), make([]string, n)
-		segments                                                       = make([]int32, n)
-		created, updated, due                                          = make([]time.Time, n), make([]time.Time, n), make([]time.Time, n)
-		sendAt                                                         = make([]*time.Time, n)
-		fresh, cDisabled                                               = make([]bool, n), make([]bool, n)
-		evs                                                            []Event
-	)
-	for i, o := range sends {
-		m := o.Message
-		md, err := m.Metadata.Value()
-		if err != nil {
-			return nil, err
-		}
-		ids[i], projects[i], accounts[i], convs[i], numbers[i], senderTypes[i], contacts[i] = m.ID, m.ProjectID, m.AccountID,
-			m.ConversationID, m.PhoneNumberID, m.SenderType, m.ContactID
-		statuses[i], metadata[i], encodings[i], types[i], froms[i], tos[i], carriers[i] = m.Status, md.(string), m.Encoding, m.Type,
-			m.FromNumber, m.ToNumber, m.Carrier
-		bodies[i], tps[i], segments[i] = m.Body, m.Traceparent, int32(m.Segments)
-		created[i], updated[i], due[i] = m.CreatedAt.UTC(), m.UpdatedAt.UTC(), queuedSince(m).UTC()
-		if m.SendAt != nil {
-			t := m.SendAt.UTC()
-			sendAt[i] = &t
-		}
-		if np := o.New; np != nil {
-			c := &np.Contact
-			cmd, err := c.Metadata.Value()
-			if err != nil {
-				return nil, err
-			}
-			fresh[i], cPhones[i], cEmails[i], cFirst[i], cLast[i], cMetadata[i], cDisabled[i] = true, c.PhoneNumber, c.Email,
-				c.FirstName, c.LastName, cmd.(string), c.OutboundDisabled
-			ev := np.Event
-			ev.subject = np.Conversation.ID
-			evs = append(evs, ev)
-		}
+	base, evs, err := outboundBatchArgs(sends)
+	if err != nil {
+		return nil, err
 	}
-	base := []any{ids, projects, accounts, convs, numbers, senderTypes, contacts, statuses, bodies, metadata, encodings, segments,
-		types, froms, tos, carriers, tps, created, updated, sendAt, due, fresh, cPhones, cEmails, cFirst, cLast, cMetadata, cDisabled}
 	at := now()
 	prepareEvents(ctx, evs, at)
 	careful := false
@@ -515,4 +477,52 @@ func (s *Store) insertOutboundBatchPG(ctx context.Context, sends []OutboundSend)
 		return written, nil
 	}
 	return nil, errors.New("store: insert messages: a project has more than 128 webhook endpoints for one event type")
+}
+
+// outboundBatchArgs returns insertOutboundBatchPG's parameters before the events' for sends, and
+// the conversation.created events of their new pairs, in order.
+func outboundBatchArgs(sends []OutboundSend) (base []any, evs []Event, err error) {
+	n := len(sends)
+	var (
+		ids, projects, accounts, convs, numbers, senderTypes, contacts = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		statuses, metadata, encodings, types, froms, tos, carriers     = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		bodies, tps, cEmails, cFirst, cLast                            = make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
+		cPhones, cMetadata                                             = make([]string, n), make([]string, n)
+		segments                                                       = make([]int32, n)
+		created, updated, due                                          = make([]time.Time, n), make([]time.Time, n), make([]time.Time, n)
+		sendAt                                                         = make([]*time.Time, n)
+		fresh, cDisabled                                               = make([]bool, n), make([]bool, n)
+	)
+	for i, o := range sends {
+		m := o.Message
+		md, err := m.Metadata.Value()
+		if err != nil {
+			return nil, nil, err
+		}
+		ids[i], projects[i], accounts[i], convs[i], numbers[i], senderTypes[i], contacts[i] = m.ID, m.ProjectID, m.AccountID,
+			m.ConversationID, m.PhoneNumberID, m.SenderType, m.ContactID
+		statuses[i], metadata[i], encodings[i], types[i], froms[i], tos[i], carriers[i] = m.Status, md.(string), m.Encoding, m.Type,
+			m.FromNumber, m.ToNumber, m.Carrier
+		bodies[i], tps[i], segments[i] = m.Body, m.Traceparent, int32(m.Segments)
+		created[i], updated[i], due[i] = m.CreatedAt.UTC(), m.UpdatedAt.UTC(), queuedSince(m).UTC()
+		if m.SendAt != nil {
+			t := m.SendAt.UTC()
+			sendAt[i] = &t
+		}
+		if np := o.New; np != nil {
+			c := &np.Contact
+			cmd, err := c.Metadata.Value()
+			if err != nil {
+				return nil, nil, err
+			}
+			fresh[i], cPhones[i], cEmails[i], cFirst[i], cLast[i], cMetadata[i], cDisabled[i] = true, c.PhoneNumber, c.Email,
+				c.FirstName, c.LastName, cmd.(string), c.OutboundDisabled
+			ev := np.Event
+			ev.subject = np.Conversation.ID
+			evs = append(evs, ev)
+		}
+	}
+	base = []any{ids, projects, accounts, convs, numbers, senderTypes, contacts, statuses, bodies, metadata, encodings, segments,
+		types, froms, tos, carriers, tps, created, updated, sendAt, due, fresh, cPhones, cEmails, cFirst, cLast, cMetadata, cDisabled}
+	return base, evs, nil
 }
