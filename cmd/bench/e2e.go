@@ -467,6 +467,13 @@ func (b *Bench) e2eDatabase(ctx context.Context, db, dir string) (dbURL, pgName 
 		_ = adm.Close()
 		return "", "", nil, nil, err
 	}
+	if b.opts.PGStatements > 0 {
+		// Planning too, which execution times leave out: a statement's plans say how often it was
+		// planned again (on another connection, after a VACUUM of a table it touches ...).
+		if err := adm.DB().WithContext(ctx).Exec("ALTER DATABASE " + name + " SET pg_stat_statements.track_planning = on").Error; err != nil {
+			b.rep.Progress("pg_stat_statements.track_planning: %v", err)
+		}
+	}
 	u, _ := url.Parse(b.opts.PostgresURL)
 	u.Path = "/" + name
 	return u.String(), name, adm, func() {
@@ -478,14 +485,15 @@ func (b *Bench) e2eDatabase(ctx context.Context, db, dir string) (dbURL, pgName 
 // printStatements prints the costliest statements of database name since the last reset.
 func (b *Bench) printStatements(ctx context.Context, adm *store.Store, name string) {
 	var rows []struct {
-		Calls              int64
+		Calls, Plans       int64
 		TotalMs, MeanMs    float64
+		PlanMs             float64
 		Rows               int64
 		SharedBlksDirtied  int64
 		WalRecords, WalFpi int64
 		Query              string
 	}
-	err := adm.DB().WithContext(ctx).Raw(`SELECT calls, total_exec_time AS total_ms, mean_exec_time AS mean_ms, rows,
+	err := adm.DB().WithContext(ctx).Raw(`SELECT calls, plans, total_plan_time AS plan_ms, total_exec_time AS total_ms, mean_exec_time AS mean_ms, rows,
 		shared_blks_dirtied, wal_records, wal_fpi, query FROM pg_stat_statements
 		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = ?) ORDER BY total_exec_time DESC LIMIT ?`, name, b.opts.PGStatements).
 		Scan(&rows).Error
@@ -498,7 +506,8 @@ func (b *Bench) printStatements(ctx context.Context, adm *store.Store, name stri
 		if len(q) > 240 {
 			q = q[:240] + "…"
 		}
-		b.rep.Note("pgss %8d calls %9.0f ms total %7.3f ms mean %8d rows %7d wal recs: %s", r.Calls, r.TotalMs, r.MeanMs, r.Rows, r.WalRecords, q)
+		b.rep.Note("pgss %8d calls %9.0f ms total %7.3f ms mean %8d rows %7d wal recs %6d plans %6.0f ms: %s", r.Calls, r.TotalMs, r.MeanMs, r.Rows,
+			r.WalRecords, r.Plans, r.PlanMs, q)
 	}
 }
 
