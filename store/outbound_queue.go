@@ -179,14 +179,19 @@ func (s *Store) outboundWorks(ctx context.Context, ids []string) ([]OutboundWork
 }
 
 func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now time.Time) ([]OutboundWork, error) {
-	// The lease's update finds each row by the ctid its locking select returned (the row cannot
-	// move while locked), not through the primary key, and returns where the updated row is now,
-	// for the record of the submission to delete it the same way.
-	q := `WITH q AS (
-			SELECT ctid FROM outbound_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
-			ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
-		), l AS (
-			UPDATE outbound_queue o SET leased_until = $3, attempts = o.attempts + 1 FROM q WHERE o.ctid = q.ctid
+	// The lease is one update, which finds the due rows by the ctids of a plain select (a TID scan)
+	// and returns where each updated row is now, for the record of the submission to delete it the
+	// same way. It locks no row first: a FOR UPDATE SKIP LOCKED select wrote a WAL record for each
+	// row's lock before the update wrote another. A concurrent claim (another instance's) that
+	// leased one of the rows first holds this update until it commits; the update then checks the
+	// row's new version against its conditions again (READ COMMITTED), finds it leased and leaves it
+	// out, so that no message is claimed twice; a row requeued or deleted meanwhile is left out the
+	// same way. Claims take their rows in ctid order (a TID scan sorts its list), so two cannot
+	// deadlock.
+	q := `WITH l AS (
+			UPDATE outbound_queue o SET leased_until = $3, attempts = o.attempts + 1
+			WHERE o.ctid = ANY (ARRAY(SELECT ctid FROM outbound_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
+				ORDER BY due_at LIMIT $2)) AND o.due_at <= $1 AND (o.leased_until IS NULL OR o.leased_until <= $1)
 			RETURNING o.message_id, o.attempts, o.ctid
 		), s AS (
 			UPDATE messages m SET status = 'sending', updated_at = $1 FROM l

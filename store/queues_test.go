@@ -103,6 +103,36 @@ var _ = Describe("Queues", func() {
 		return at[0].UTC()
 	}
 
+	// claimedOnce has 8 claimers run claim concurrently until each finds nothing, and expects
+	// every one of ids claimed by exactly one of them.
+	claimedOnce := func(ids map[string]bool, claim func() []string) {
+		var mu sync.Mutex
+		claimed := map[string]int{}
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				for {
+					got := claim()
+					if len(got) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, id := range got {
+						claimed[id]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		Expect(claimed).To(HaveLen(len(ids)))
+		for id, n := range claimed {
+			Expect(ids).To(HaveKey(id))
+			Expect(n).To(Equal(1), "claimed once")
+		}
+	}
+
 	It("lease the outbound messages they claim until the lease is over, without moving their due time", func() {
 		m := message(store.DirectionOutbound, "")
 		due := dueAt("outbound_queue", "message_id", m.ID)
@@ -149,6 +179,25 @@ var _ = Describe("Queues", func() {
 		next, err = st.NextOutboundDue(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(next).To(BeNil())
+	})
+
+	It("give each due outbound message to one of several concurrent claims", func() {
+		ids := map[string]bool{}
+		for range 200 {
+			ids[message(store.DirectionOutbound, "").ID] = true
+		}
+		claimedOnce(ids, func() []string {
+			c := criteria(now.Add(time.Second))
+			c.Limit = 5
+			works, err := st.ClaimOutbound(ctx, c)
+			Expect(err).NotTo(HaveOccurred())
+			var got []string
+			for _, w := range works {
+				Expect(w.Claimed).To(BeTrue())
+				got = append(got, w.ID)
+			}
+			return got
+		})
 	})
 
 	It("take recorded messages out of the outbound queue by where their claim left their rows, and leave a row that moved since to its next claim", func() {
@@ -336,37 +385,19 @@ var _ = Describe("Queues", func() {
 	})
 
 	It("give each due webhook delivery to one of several concurrent claims", func() {
-		const total, claimers = 200, 8
 		ids := map[string]bool{}
-		for range total {
+		for range 200 {
 			ids[delivery().ID] = true
 		}
-		var mu sync.Mutex
-		claimed := map[string]int{}
-		var wg sync.WaitGroup
-		for range claimers {
-			wg.Go(func() {
-				defer GinkgoRecover()
-				for {
-					works, err := st.ClaimDeliveries(ctx, now.Add(time.Second), 5, time.Minute)
-					Expect(err).NotTo(HaveOccurred())
-					if len(works) == 0 {
-						return
-					}
-					mu.Lock()
-					for _, w := range works {
-						claimed[w.Delivery.ID]++
-					}
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
-		Expect(claimed).To(HaveLen(total))
-		for id, n := range claimed {
-			Expect(ids).To(HaveKey(id))
-			Expect(n).To(Equal(1), "claimed once")
-		}
+		claimedOnce(ids, func() []string {
+			works, err := st.ClaimDeliveries(ctx, now.Add(time.Second), 5, time.Minute)
+			Expect(err).NotTo(HaveOccurred())
+			var got []string
+			for _, w := range works {
+				got = append(got, w.Delivery.ID)
+			}
+			return got
+		})
 	})
 
 	It("lease the webhook deliveries they claim by their rows' ctids in the claim's generic plan (PostgreSQL)", func() {
