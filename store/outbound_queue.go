@@ -304,12 +304,15 @@ func (s *Store) RecordSent(ctx context.Context, sent []Sent, at time.Time) error
 		ids[i], cids[i], tids[i] = x.ID, x.CarrierID, x.QueueRow.tid
 		located = located && x.QueueRow.tid.Valid
 	}
-	// The queue rows go by the ctid the claim returned, checked to hold the same message: a TID
-	// scan each, where a join on message_id took an index scan each or, in the generic plan made
-	// while the queue was small, a scan of the whole queue's primary key for every statement. A row
+	// The queue rows go by the ctids the claim returned, each checked to hold one of these messages:
+	// a TID scan of the list. A join of the queue to v on ctid and message id was planned, in the
+	// generic plan made while the queue was small, as a walk of the queue's whole primary key with
+	// a comparison of every entry with every row of v (22,350 rows removed by the join filter for
+	// 150 messages, 3.4 of a 4.3 ms statement in EXPLAIN ANALYZE); with no join the plan is the
+	// TID scan or, on a small queue, the primary key's look-ups, whatever the statistics. A row
 	// that has moved since (claimed again after a lapsed lease) stays, and its next claim finds the
 	// message sent and drops it. Without every row's place, by message id.
-	dq := `dq AS (DELETE FROM outbound_queue q USING v WHERE q.ctid = v.tid AND q.message_id = v.id)`
+	dq := `dq AS (DELETE FROM outbound_queue q WHERE q.ctid = ANY($4::tid[]) AND q.message_id = ANY($1::text[]))`
 	if !located {
 		dq = `dq AS (DELETE FROM outbound_queue q WHERE q.message_id = ANY($1::text[]))`
 	}
