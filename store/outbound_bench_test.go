@@ -76,7 +76,7 @@ func BenchmarkFinishOutbound(b *testing.B) {
 		return recWAL, evWAL, recTime, evTime
 	}
 	rules := store.OutcomeRules{BlockReasons: []string{"invalid_number"}, BlockFor: time.Hour}
-	for _, size := range []int{86} {
+	for _, size := range []int{20, 86, 200} {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
 			msgs := 0
 			pids := backendPIDs(b, st)
