@@ -16,7 +16,7 @@ func SetTidyQueueEvery(n int64) (restore func()) {
 }
 
 // SetTidyQueue changes how many rows leave a queue between two VACUUMs of it, and the least time
-// between them, for a spec; it returns the function that restores the settings.
+// between two VACUUMs of the outbound queue, for a spec; it returns the function that restores the settings.
 func SetTidyQueue(n int64, interval time.Duration) (restore func()) {
 	wasN, wasInterval := tidyQueueEvery, tidyQueueInterval
 	tidyQueueEvery, tidyQueueInterval = n, interval

@@ -303,7 +303,7 @@ var _ = Describe("Queues", func() {
 		Expect(n).To(BeZero())
 	})
 
-	It("vacuum a queue on PostgreSQL no more often than the least time between VACUUMs, however many rows left it", func() {
+	It("vacuum the outbound queue on PostgreSQL no more often than the least time between VACUUMs, however many rows left it", func() {
 		// Every VACUUM makes PostgreSQL plan again the statements that read or write the queue.
 		DeferCleanup(store.SetTidyQueue(3, time.Hour))
 		record := func(n int) {
