@@ -114,11 +114,11 @@ type Messages struct {
 	// receipts is the group commit of receipts.
 	receipts *store.Batcher[receiptItem, struct{}]
 	// receiptConn holds the receipts' connection while they come.
-	receiptConn receiptConn
+	receiptConn heldConn
 	// sends is the group commit of sends (send_batch.go); sendConn holds its flushes' connection
 	// while sends come, sendBatchSizes counts its flushes, sendBatchTimes times its phases.
 	sends          *store.Batcher[*sendItem, sendOutcome]
-	sendConn       receiptConn
+	sendConn       heldConn
 	sendBatchSizes prometheus.Histogram
 	sendBatchTimes *prometheus.HistogramVec
 	metrics        *carrierMetrics

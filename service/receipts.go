@@ -29,18 +29,18 @@ const (
 	receiptBatch    = 200
 	receiptParallel = 1
 	receiptLinger   = 40 * time.Millisecond
-	// receiptConnIdle is how long the receipts keep their connection (receiptConn) without a
-	// receipt.
-	receiptConnIdle = 2 * time.Second
+	// heldConnIdle is how long a stage keeps its connection (heldConn) without work.
+	heldConnIdle = 2 * time.Second
 )
 
-// receiptConn is the connection of the pool on which the receipts' statements run while receipts
-// come (store.Pinned), given back after receiptConnIdle without one. PostgreSQL keeps a prepared
+// heldConn is the connection of the pool on which one stage's statements run while its work comes
+// (store.Pinned), given back after heldConnIdle without any: the receipts' (Messages.receiptConn)
+// and the sends' flushes' (Messages.sendConn, send_batch.go). PostgreSQL keeps a prepared
 // statement's plans per connection: on whichever connection the pool handed out, the receipt's
 // statement (0.3-0.4 ms to plan) and its events' were planned afresh on each connection they
 // came to (the first five runs of each with a custom plan), and again on each after every VACUUM
 // of the webhook queue, which the events' statement writes.
-type receiptConn struct {
+type heldConn struct {
 	mu      sync.Mutex
 	st      *store.Store // the pinned store; nil while none is held
 	release func()
@@ -49,7 +49,7 @@ type receiptConn struct {
 }
 
 // take returns the pinned store of base, pinning one if none is held.
-func (c *receiptConn) take(base *store.Store) *store.Store {
+func (c *heldConn) take(base *store.Store) *store.Store {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.idle != nil {
@@ -64,16 +64,16 @@ func (c *receiptConn) take(base *store.Store) *store.Store {
 }
 
 // done ends a use of the store take returned: the last use arms the idle release.
-func (c *receiptConn) done() {
+func (c *heldConn) done() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.busy--; c.busy == 0 {
-		c.idle = time.AfterFunc(receiptConnIdle, c.expire)
+		c.idle = time.AfterFunc(heldConnIdle, c.expire)
 	}
 }
 
 // expire gives the connection back unless a receipt took it meanwhile.
-func (c *receiptConn) expire() {
+func (c *heldConn) expire() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.busy > 0 || c.st == nil {

@@ -38,7 +38,7 @@ const (
 )
 
 // The flushes of sends run their read and write on a connection of their own while sends come
-// (Messages.sendConn, the receipts' kind of held connection: store.Pinned, given back after 2 s
+// (Messages.sendConn, a heldConn as the receipts' is: store.Pinned, given back after 2 s
 // without a flush). The read and the write are the same two statements at every flush, and
 // PostgreSQL keeps their plans per connection and drops them on every connection they ran on
 // each time a table they touch changes in pg_class, which every VACUUM of the outbound queue does
