@@ -142,6 +142,8 @@ type Store struct {
 	tidy *queueTidier
 	// pin, in a pinned store (pinned.go), is the connection its pgx statements run on.
 	pin *pinnedConn
+	// apiLogStmts are the prepared INSERTs of API logs on SQLite (apilogs.go); shared by the copies.
+	apiLogStmts *sqlStmts
 }
 
 // Open connects to the database named by cfg.URL. It does not migrate; call Migrate.
@@ -214,7 +216,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("store: ping %s database: %w", dialect, err)
 	}
 	st := &Store{db: db, dialect: dialect, log: log, queueDriver: newQueueDriver(sqlDB, dialect), wakes: newWakeups(),
-		authListen: &authListener{}, cfg: cfg, tidy: &queueTidier{pool: sqlDB}}
+		authListen: &authListener{}, cfg: cfg, tidy: &queueTidier{pool: sqlDB}, apiLogStmts: &sqlStmts{}}
 	if st.jobs, err = river.NewClient(st.queueDriver, &river.Config{Logger: quietLogger(log)}); err != nil {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("store: job queue client: %w", err)
