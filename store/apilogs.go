@@ -32,9 +32,10 @@ type APILog struct {
 }
 
 // InsertAPILogs writes a batch of request logs: on PostgreSQL by COPY, in one statement
-// (outside a caller's transaction; inside one, and on SQLite, by INSERT, apiLogRows to a
-// statement). Either way the batch is written whole or not at all. The logs' IDs are not filled
-// in.
+// (outside a caller's transaction; inside one by INSERT, apiLogRows to a statement), and on
+// SQLite by INSERT, apiLogRowsSQLite to a statement (prepared once outside a transaction:
+// insertAPILogsSQLite). Either way the batch is written whole or not at all. The logs' IDs are
+// not filled in.
 func (s *Store) InsertAPILogs(ctx context.Context, logs []APILog) error {
 	if len(logs) == 0 {
 		return nil
