@@ -400,12 +400,7 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	if w.h1 != nil {
 		if t := w.h1.target(work.Endpoint.URL); t != nil {
 			r := h1Request{body: body}
-			r.add("Content-Type", "application/json")
-			r.add("Webhook-Id", work.Event.ID)
-			r.add("Webhook-Timestamp", ts)
-			r.add("Webhook-Signature", sig)
-			r.add("Svc-Signature", svc)
-			kit.InjectTraceparent(ctx, &r)
+			setAttemptHeaders(ctx, &r, work.Event.ID, ts, sig, svc)
 			if !r.bad {
 				status, snippet, err := w.h1.post(ctx, t, time.Now().Add(w.cfg.Timeout), &r)
 				if err != nil {
@@ -422,14 +417,8 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	if err != nil {
 		return 0, err.Error(), attemptError
 	}
-	h := req.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", UserAgent)
-	h.Set("webhook-id", work.Event.ID)
-	h.Set("webhook-timestamp", ts)
-	h.Set("webhook-signature", sig)
-	h.Set("svc-signature", svc)
-	kit.InjectTraceparent(ctx, h)
+	req.Header.Set("User-Agent", UserAgent) // h1Request writes its own
+	setAttemptHeaders(ctx, req.Header, work.Event.ID, ts, sig, svc)
 	resp, err := w.client.Do(req)
 	if err != nil {
 		outcome, failure := describeSendError(err, w.cfg.Timeout)
@@ -439,6 +428,20 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 	return judgeAnswer(resp.StatusCode, snippet)
+}
+
+// headerSetter is where an attempt's headers go: net/http's request header, or h1Request.
+type headerSetter interface{ Set(key, value string) }
+
+// setAttemptHeaders sets an attempt's headers besides User-Agent: the body's type, the Standard
+// Webhooks headers (id, timestamp, signature, and the svc- alias of the signature) and the trace's.
+func setAttemptHeaders(ctx context.Context, h headerSetter, id, ts, sig, svc string) {
+	h.Set("Content-Type", "application/json")
+	h.Set("Webhook-Id", id)
+	h.Set("Webhook-Timestamp", ts)
+	h.Set("Webhook-Signature", sig)
+	h.Set("Svc-Signature", svc)
+	kit.InjectTraceparent(ctx, h)
 }
 
 // judgeAnswer is the outcome of an attempt the endpoint answered with status, and the failure's
