@@ -188,14 +188,21 @@ func (a *eventArrays) args(at time.Time) []any {
 // eventsFanout renders the common table expressions that record events and their webhook
 // deliveries in the statement that makes the change they announce (PostgreSQL): ev unnests the
 // events from parameters $first on (see eventArrays.args), keeping those that filter (a WHERE on
-// ev, or "") lets through; e inserts them; p pairs each with the enabled endpoints of its project
-// subscribed to its type (an endpoint's events list is comma-separated, empty for all); d inserts
-// a pending delivery per pair, due at once, named by the event's delivery ids, and dwq puts it in
-// the webhook queue. An event with more endpoints than ids stops the statement with a division by
+// ev, or "") lets through; e inserts them; r ranks, for each project and event type among them,
+// the project's enabled endpoints subscribed to that type (an endpoint's events list is
+// comma-separated, empty for all), and p pairs each event with its type's endpoints, the kth
+// named by the event's kth delivery id; d inserts a pending delivery per pair, due at once, and
+// dwq puts it in the webhook queue. An event with more endpoints than ids stops the statement with a division by
 // zero (SQLSTATE 22012) before anything is written, and execEventsPG runs it again with more ids.
 // nt notifies EmbedChannel of each account of the events that an instance watches (see
 // WatchAccounts), at the commit; it runs only where the statement reads it, which eventsGuard
 // does. The statement that uses them ends with eventsGuard.
+//
+// r ranks endpoints once per project and type of the statement's events rather than once per
+// event: p's window function over every pair sorted the pairs by event id (a text sort) and
+// matched each endpoint's events list against each event's type, about 0.5 µs of PostgreSQL's
+// CPU an event in statements of 170 with one endpoint (13.7-13.8 against 13.2-13.3 µs), 1 µs
+// with four.
 //
 // nt did what the trigger events_embed_notify (migration 0020) did for every statement that
 // inserted events, at a cost the trigger did not have: a statement-level trigger with a transition
@@ -221,10 +228,11 @@ func eventsFanout(first, slots int, filter string) string {
 	fmt.Fprintf(&sb, `) AS ev(id, project_id, account_id, type, data, created_at, traceparent, subject, %s) %s),
 		e AS (INSERT INTO events (id, project_id, account_id, type, data, created_at, traceparent)
 			SELECT id, project_id, account_id, type, data, created_at, traceparent FROM ev),
-		p AS (SELECT ev.id AS event_id, ev.project_id, ev.type AS event_type, w.id AS endpoint_id,
-				(ARRAY[%s])[row_number() OVER (PARTITION BY ev.id)::int] AS delivery_id
-			FROM ev JOIN webhook_endpoints w ON w.project_id = ev.project_id AND w.enabled
-				AND (w.events = '' OR ev.type = ANY (string_to_array(w.events, ',')))),
+		r AS (SELECT t.project_id, t.type, w.id, row_number() OVER (PARTITION BY t.project_id, t.type ORDER BY w.id)::int AS k
+			FROM (SELECT DISTINCT project_id, type FROM ev) t JOIN webhook_endpoints w ON w.project_id = t.project_id AND w.enabled
+				AND (w.events = '' OR t.type = ANY (string_to_array(w.events, ',')))),
+		p AS (SELECT ev.id AS event_id, ev.project_id, ev.type AS event_type, r.id AS endpoint_id, (ARRAY[%s])[r.k] AS delivery_id
+			FROM ev JOIN r ON r.project_id = ev.project_id AND r.type = ev.type),
 		d AS (INSERT INTO webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, status, attempts,
 				next_attempt_at, created_at, updated_at)
 			SELECT delivery_id, project_id, endpoint_id, event_id, event_type, 'pending', 0, %[4]s, %[4]s, %[4]s
