@@ -50,10 +50,7 @@ func (s *Store) LoadSendContexts(ctx context.Context, keys []SendContextKey) (ou
 		}
 		return out, errs, nil
 	}
-	projects, accounts, refs, recipients := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
-	for i, k := range keys {
-		projects[i], accounts[i], refs[i], recipients[i] = k.ProjectID, k.AccountID, k.Ref, k.Recipient
-	}
+	a := newSendReadArgs(keys)
 	err = s.pgxConn(ctx, func(c *pgx.Conn) error {
 		// The statement's generic plan, made once per connection: PostgreSQL would otherwise plan
 		// it for each batch (its cost estimate for a custom plan of a few sends is lower than the
@@ -66,18 +63,8 @@ func (s *Store) LoadSendContexts(ctx context.Context, keys []SendContextKey) (ou
 		// (the status is a literal).
 		b := &pgx.Batch{}
 		b.Queue("SET plan_cache_mode = force_generic_plan")
-		b.Queue(loadSendContextsPG, projects, accounts, refs, recipients).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var r sendContextRow
-				if err := rows.Scan(r.dest()...); err != nil {
-					return err
-				}
-				if r.n < 1 || int(r.n) > len(keys) {
-					return fmt.Errorf("store: load send contexts: row %d of %d", r.n, len(keys))
-				}
-				out[r.n-1] = r.context(keys[r.n-1].Recipient)
-			}
-			return rows.Err()
+		b.Queue(loadSendContextsPG, a.projects, a.accounts, a.refs, a.of, a.recipients, a.first).Query(func(rows pgx.Rows) error {
+			return a.scan(rows, keys, out)
 		})
 		b.Queue("RESET plan_cache_mode")
 		return c.SendBatch(ctx, b).Close()
@@ -93,21 +80,105 @@ func (s *Store) LoadSendContexts(ctx context.Context, keys []SendContextKey) (ou
 	return out, errs, nil
 }
 
-// loadSendContextsPG is LoadSendContext's query for each row of the arrays $1-$4 (projects,
-// accounts, sender references, recipients): one row per send whose account exists, numbered by its
-// position from 1.
-var loadSendContextsPG = `SELECT i.n, a.archived_at IS NOT NULL, a.quiet_hours, a.quiet_hours_start, a.quiet_hours_end, a.time_zone,
-	pn.id, pn.project_id, pn.account_id, pn.number, pn.type, pn.country, pn.name, pn.metadata, pn.carrier, pn.campaign_id,
-	pn.attachment_status, pn.created_at, pn.updated_at,
-	(SELECT c.status FROM campaigns c WHERE c.id = pn.campaign_id),
-	(SELECT COUNT(*) FROM toll_free_campaigns t WHERE t.phone_number_id = pn.id AND t.status = '` + CampaignActive + `'),
-	` + colsOf("k", contactCols) + `, cv.id, cv.created_at
-	FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS i(project_id, account_id, ref, recipient, n)
-	JOIN LATERAL (SELECT * FROM accounts a WHERE a.id = i.account_id AND a.project_id = i.project_id LIMIT 1) a ON TRUE
-	LEFT JOIN LATERAL (SELECT * FROM phone_numbers pn WHERE pn.account_id = a.id AND pn.project_id = a.project_id
-		AND pn.released_at IS NULL AND (i.ref = '' OR pn.id = i.ref OR pn.number = i.ref) ORDER BY pn.id LIMIT 1) pn ON TRUE
-	LEFT JOIN LATERAL (SELECT * FROM contacts k WHERE k.account_id = a.id AND k.phone_number = i.recipient LIMIT 1) k ON TRUE
-	LEFT JOIN LATERAL (SELECT * FROM conversations cv WHERE cv.contact_id = k.id AND cv.phone_number_id = pn.id LIMIT 1) cv ON TRUE`
+// loadSendContextsPG is LoadSendContext's query for several sends. $1-$3 are the batch's distinct
+// contexts of an account and a sender (projects, accounts, sender references), each read once,
+// and $4-$6 its sends (the position of each one's context from 1, its recipient, and whether it is
+// the first send of its context). A row per send whose account exists, numbered by its position
+// from 1: the account's and sender's columns on the first send of each context only (NULL, or
+// FALSE and 0 where the column is not nullable, on the others, which take the first's), then
+// the recipient's contact and conversation. Reading each context once rather than once per send
+// spares four index probes a send (the account, the sender, its campaign and its toll-free
+// campaigns), and scanning its columns once spares their allocations.
+var loadSendContextsPG = func() string {
+	first := func(cols ...string) string {
+		for i, c := range cols {
+			cols[i] = "CASE WHEN i.first THEN " + c + " END"
+		}
+		return strings.Join(cols, ", ")
+	}
+	return `SELECT i.n, COALESCE(i.first AND x.archived, FALSE), COALESCE(i.first AND x.quiet_hours, FALSE),
+	CASE WHEN i.first THEN x.quiet_hours_start ELSE 0 END, CASE WHEN i.first THEN x.quiet_hours_end ELSE 0 END, ` +
+		first("x.time_zone", "x.pn_id", "x.pn_project_id", "x.pn_account_id", "x.number", "x.type", "x.country", "x.name",
+			"x.metadata", "x.carrier", "x.campaign_id", "x.attachment_status", "x.created_at", "x.updated_at", "x.campaign_status") + `,
+	CASE WHEN i.first THEN x.toll_free ELSE 0 END,
+	` + colsOf("k", contactCols) + `, cv.id, cv.created_at, i.c
+	FROM unnest($4::int[], $5::text[], $6::bool[]) WITH ORDINALITY AS i(c, recipient, first, n)
+	JOIN (SELECT s.n, a.id AS account_id, a.archived_at IS NOT NULL AS archived, a.quiet_hours, a.quiet_hours_start,
+			a.quiet_hours_end, a.time_zone, pn.id AS pn_id, pn.project_id AS pn_project_id, pn.account_id AS pn_account_id,
+			pn.number, pn.type, pn.country, pn.name, pn.metadata, pn.carrier, pn.campaign_id, pn.attachment_status,
+			pn.created_at, pn.updated_at,
+			(SELECT c.status FROM campaigns c WHERE c.id = pn.campaign_id) AS campaign_status,
+			(SELECT COUNT(*) FROM toll_free_campaigns t WHERE t.phone_number_id = pn.id AND t.status = '` + CampaignActive + `') AS toll_free
+		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS s(project_id, account_id, ref, n)
+		JOIN LATERAL (SELECT * FROM accounts a WHERE a.id = s.account_id AND a.project_id = s.project_id LIMIT 1) a ON TRUE
+		LEFT JOIN LATERAL (SELECT * FROM phone_numbers pn WHERE pn.account_id = a.id AND pn.project_id = a.project_id
+			AND pn.released_at IS NULL AND (s.ref = '' OR pn.id = s.ref OR pn.number = s.ref) ORDER BY pn.id LIMIT 1) pn ON TRUE
+	) x ON x.n = i.c
+	LEFT JOIN LATERAL (SELECT * FROM contacts k WHERE k.account_id = x.account_id AND k.phone_number = i.recipient LIMIT 1) k ON TRUE
+	LEFT JOIN LATERAL (SELECT * FROM conversations cv WHERE cv.contact_id = k.id AND cv.phone_number_id = x.pn_id LIMIT 1) cv ON TRUE`
+}()
+
+// sendReadArgs are loadSendContextsPG's parameters for a batch of keys.
+type sendReadArgs struct {
+	projects, accounts, refs []string
+	of                       []int32
+	recipients               []string
+	first                    []bool
+}
+
+// newSendReadArgs gathers the distinct contexts of keys, in the order of their first sends.
+func newSendReadArgs(keys []SendContextKey) *sendReadArgs {
+	a := &sendReadArgs{of: make([]int32, len(keys)), recipients: make([]string, len(keys)), first: make([]bool, len(keys))}
+	seen := make(map[[3]string]int32, 1)
+	for i, k := range keys {
+		ck := [3]string{k.ProjectID, k.AccountID, k.Ref}
+		c, ok := seen[ck]
+		if !ok {
+			a.projects, a.accounts, a.refs = append(a.projects, k.ProjectID), append(a.accounts, k.AccountID), append(a.refs, k.Ref)
+			c = int32(len(a.projects))
+			seen[ck] = c
+		}
+		a.of[i], a.recipients[i], a.first[i] = c, k.Recipient, !ok
+	}
+	return a
+}
+
+// scan reads loadSendContextsPG's rows into out: each send's context is its context's, read on
+// the row of the context's first send, with its own recipient's contact and conversation.
+func (a *sendReadArgs) scan(rows pgx.Rows, keys []SendContextKey, out []*SendContext) error {
+	bases := make([]*SendContext, len(a.projects))
+	rs := make([]sendContextRow, 0, len(keys))
+	for rows.Next() {
+		if len(rs) == len(keys) {
+			return fmt.Errorf("store: load send contexts: more than %d rows", len(keys))
+		}
+		rs = rs[:len(rs)+1]
+		r := &rs[len(rs)-1]
+		if err := rows.Scan(append(r.dest(), &r.c)...); err != nil {
+			return err
+		}
+		if r.n < 1 || int(r.n) > len(keys) || a.of[r.n-1] != r.c {
+			return fmt.Errorf("store: load send contexts: row %d of %d", r.n, len(keys))
+		}
+		if a.first[r.n-1] {
+			bases[r.c-1] = r.base()
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i := range rs {
+		r := &rs[i]
+		base := bases[a.of[r.n-1]-1]
+		if base == nil {
+			return fmt.Errorf("store: load send contexts: no row for the context of send %d", r.n)
+		}
+		sc := *base
+		sc.Known = r.known(keys[r.n-1].Recipient, base.Sender)
+		out[r.n-1] = &sc
+	}
+	return nil
+}
 
 // loadSendContextSQLite is LoadSendContext's query for one send on SQLite, with the columns of
 // loadSendContextsPG; its parameters are the active campaign status, the sender reference three
@@ -155,6 +226,7 @@ func (s *Store) loadSendContextsSQLite(ctx context.Context, keys []SendContextKe
 // sendContextRow is a row of loadSendContextsPG.
 type sendContextRow struct {
 	n                               int64
+	c                               int32 // loadSendContextsPG's context of the send
 	archived, quietHours            bool
 	quietStart, quietEnd            int32
 	timeZone                        *string
@@ -175,52 +247,71 @@ type sendContextRow struct {
 }
 
 func (r *sendContextRow) dest() []any {
-	return []any{&r.n, &r.archived, &r.quietHours, &r.quietStart, &r.quietEnd, &r.timeZone,
+	return append(make([]any, 0, 36), &r.n, &r.archived, &r.quietHours, &r.quietStart, &r.quietEnd, &r.timeZone,
 		&r.id, &r.project, &r.account, &r.number, &r.typ, &r.country, &r.name, &r.metadata, &r.carrier, &r.campaign,
 		&r.att, &r.created, &r.updated, &r.campaignStatus, &r.tollFree,
 		&r.kID, &r.kProject, &r.kAccount, &r.kPhone, &r.kEmail, &r.kFirst, &r.kLast, &r.kMetadata, &r.kDisabled, &r.kOptedOut,
-		&r.kCreated, &r.kUpdated, &r.convID, &r.convCreated}
+		&r.kCreated, &r.kUpdated, &r.convID, &r.convCreated)
 }
 
 // context builds what LoadSendContext returns from the row.
 func (r *sendContextRow) context(recipient string) *SendContext {
+	out := r.base()
+	out.Known = r.known(recipient, out.Sender)
+	return out
+}
+
+// base is the row's context of an account and a sender, without the recipient's pair.
+func (r *sendContextRow) base() *SendContext {
 	out := &SendContext{Archived: r.archived, QuietHours: r.quietHours, QuietHoursStart: int(r.quietStart),
 		QuietHoursEnd: int(r.quietEnd), TimeZone: r.timeZone}
 	if r.id == nil {
 		return out
 	}
-	deref := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
-	utc := func(t *time.Time) time.Time {
-		if t == nil {
-			return time.Time{}
-		}
-		return t.UTC()
-	}
-	if recipient != "" {
-		out.Known = &Pair{}
-		if r.kID != nil {
-			c := Contact{ID: *r.kID, ProjectID: deref(r.kProject), AccountID: deref(r.kAccount), PhoneNumber: deref(r.kPhone),
-				Email: r.kEmail, FirstName: r.kFirst, LastName: r.kLast, Metadata: r.kMetadata,
-				OutboundDisabled: r.kDisabled != nil && *r.kDisabled, OptedOut: r.kOptedOut != nil && *r.kOptedOut,
-				CreatedAt: utc(r.kCreated), UpdatedAt: utc(r.kUpdated)}
-			out.Known.Contact = &c
-			if r.convID != nil {
-				out.Known.Conversation = &Conversation{ID: *r.convID, ProjectID: c.ProjectID, AccountID: c.AccountID,
-					PhoneNumberID: *r.id, ContactID: c.ID, CreatedAt: utc(r.convCreated)}
-			}
-		}
-	}
 	out.Sender = &Sender{PhoneNumber: PhoneNumber{ID: *r.id, ProjectID: deref(r.project), AccountID: r.account,
 		Number: deref(r.number), Type: deref(r.typ), Country: deref(r.country), Name: r.name, Metadata: r.metadata,
 		Carrier: deref(r.carrier), CampaignID: r.campaign, AttachmentStatus: r.att,
-		CreatedAt: utc(r.created), UpdatedAt: utc(r.updated)},
+		CreatedAt: utcOrZero(r.created), UpdatedAt: utcOrZero(r.updated)},
 		CampaignStatus: r.campaignStatus, TollFreeActive: int(r.tollFree)}
 	return out
+}
+
+// known is what the row found of the recipient's pair with sender: nil without a sender or a
+// recipient.
+func (r *sendContextRow) known(recipient string, sender *Sender) *Pair {
+	if sender == nil || recipient == "" {
+		return nil
+	}
+	known := &Pair{}
+	if r.kID == nil {
+		return known
+	}
+	c := Contact{ID: *r.kID, ProjectID: deref(r.kProject), AccountID: deref(r.kAccount), PhoneNumber: deref(r.kPhone),
+		Email: r.kEmail, FirstName: r.kFirst, LastName: r.kLast, Metadata: r.kMetadata,
+		OutboundDisabled: r.kDisabled != nil && *r.kDisabled, OptedOut: r.kOptedOut != nil && *r.kOptedOut,
+		CreatedAt: utcOrZero(r.kCreated), UpdatedAt: utcOrZero(r.kUpdated)}
+	known.Contact = &c
+	if r.convID != nil {
+		known.Conversation = &Conversation{ID: *r.convID, ProjectID: c.ProjectID, AccountID: c.AccountID,
+			PhoneNumberID: sender.ID, ContactID: c.ID, CreatedAt: utcOrZero(r.convCreated)}
+	}
+	return known
+}
+
+// deref is *p, or "" when p is nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// utcOrZero is *t in UTC, or the zero time when t is nil.
+func utcOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
 }
 
 // OutboundSend is one send of InsertOutboundBatch: an outbound message without attachments and,

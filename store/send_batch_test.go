@@ -74,12 +74,13 @@ var _ = Describe("Batched sends", func() {
 			{ProjectID: project, AccountID: "acct_missing", Ref: "", Recipient: known},
 			{ProjectID: project, AccountID: account, Ref: "", Recipient: handset()},
 			{ProjectID: project, AccountID: account, Ref: "+19990000000", Recipient: known},
+			{ProjectID: project, AccountID: account, Ref: "", Recipient: known}, // the context of the third
 		}
 		scs, errs, err := st.LoadSendContexts(ctx, keys)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(errs[1]).To(MatchError(store.ErrNotFound))
 		Expect(scs[1]).To(BeNil())
-		for _, i := range []int{0, 2, 3} {
+		for _, i := range []int{0, 2, 3, 4} {
 			Expect(errs[i]).NotTo(HaveOccurred())
 			one, err := st.LoadSendContext(ctx, keys[i].ProjectID, keys[i].AccountID, keys[i].Ref, keys[i].Recipient)
 			Expect(err).NotTo(HaveOccurred())
@@ -89,6 +90,7 @@ var _ = Describe("Batched sends", func() {
 		Expect(scs[0].Known.Conversation.ID).To(Equal(first.New.Conversation.ID))
 		Expect(scs[2].Known.Contact).To(BeNil())
 		Expect(scs[3].Sender).To(BeNil())
+		Expect(scs[4].Known.Conversation.ID).To(Equal(first.New.Conversation.ID))
 	})
 
 	It("writes a batch's new pairs, events and known-pair messages together, and skips only a send whose contact exists by then", func(ctx context.Context) {
@@ -147,13 +149,13 @@ var _ = Describe("Batched sends", func() {
 		var plan []string
 		err := st.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			for _, q := range []string{"TRUNCATE contacts CASCADE", "SET LOCAL plan_cache_mode = force_generic_plan",
-				"PREPARE send_read_plan (text[], text[], text[], text[]) AS " + store.LoadSendContextsPG} {
+				"PREPARE send_read_plan (text[], text[], text[], int[], text[], bool[]) AS " + store.LoadSendContextsPG} {
 				if err := tx.Exec(q).Error; err != nil {
 					return err
 				}
 			}
 			defer tx.Exec("DEALLOCATE send_read_plan")
-			if err := tx.Raw(`EXPLAIN EXECUTE send_read_plan ('{p}', '{a}', '{""}', '{+16475550100}')`).Scan(&plan).Error; err != nil {
+			if err := tx.Raw(`EXPLAIN EXECUTE send_read_plan ('{p}', '{a}', '{""}', '{1}', '{+16475550100}', '{t}')`).Scan(&plan).Error; err != nil {
 				return err
 			}
 			return errors.New("rolled back")
