@@ -66,9 +66,26 @@ func (m *Messages) StartDispatch(ctx context.Context) *kit.Runner {
 	r, ctx, draining := kit.NewRunner(ctx, true)
 	g := &claimTurn{wake: m.cfg.Store.Subscribe(store.WakeOutbound), turn: make(chan struct{}, 1)}
 	g.turn <- struct{}{}
+	// The loops' claims run on one pinned connection and their records of submissions on another
+	// (store.Pinned): they are the same two statements over and over, and PostgreSQL plans a
+	// statement again on every connection it ran on each time a table it reads changes in pg_class
+	// (every VACUUM of the outbound queue or of the webhook queue, which the record's events feed).
+	// The claims take turns anyway; a record holds its connection a few milliseconds.
+	claims, releaseClaims := m.cfg.Store.Pinned()
+	records, releaseRecords := m.cfg.Store.Pinned()
+	var loops sync.WaitGroup
 	for range dispatchLoops(m.cfg.Store.Dialect()) {
-		r.Go(func() { m.dispatchLoop(ctx, draining, g) })
+		loops.Add(1)
+		r.Go(func() {
+			defer loops.Done()
+			m.dispatchLoop(ctx, draining, g, claims, records)
+		})
 	}
+	r.Go(func() {
+		loops.Wait()
+		releaseClaims()
+		releaseRecords()
+	})
 	return r
 }
 
@@ -88,14 +105,9 @@ type claimTurn struct {
 	idle bool
 }
 
-// dispatchLoop claims, in its turn, and dispatches batches until draining closes or ctx ends.
-//
-// Its claims and records of submissions run on a connection of its own (store.Pinned): they are
-// the same two statements over and over, and PostgreSQL plans them again on every connection they
-// ran on each time the outbound queue is vacuumed.
-func (m *Messages) dispatchLoop(ctx context.Context, draining <-chan struct{}, g *claimTurn) {
-	st, release := m.cfg.Store.Pinned()
-	defer release()
+// dispatchLoop claims, in its turn, through claims and dispatches batches, recording them through
+// records, until draining closes or ctx ends.
+func (m *Messages) dispatchLoop(ctx context.Context, draining <-chan struct{}, g *claimTurn, claims, records *store.Store) {
 	for !kit.Stopping(ctx, draining) {
 		select {
 		case <-g.turn:
@@ -104,10 +116,10 @@ func (m *Messages) dispatchLoop(ctx context.Context, draining <-chan struct{}, g
 		case <-ctx.Done():
 			return
 		}
-		works := m.claimInTurn(ctx, draining, st, g)
+		works := m.claimInTurn(ctx, draining, claims, g)
 		g.turn <- struct{}{}
 		if len(works) > 0 {
-			m.dispatchBatch(ctx, st, works)
+			m.dispatchBatch(ctx, records, works)
 		}
 	}
 }
@@ -169,7 +181,7 @@ func (m *Messages) criteria() store.OutboundCriteria {
 }
 
 // dispatchBatch submits a claimed batch and records the outcome, the record of the submissions
-// through st (the loop's pinned store).
+// through st (the pinned store of the instance's records).
 func (m *Messages) dispatchBatch(ctx context.Context, st *store.Store, works []store.OutboundWork) {
 	var submit []*store.OutboundWork
 	var settle []*store.OutboundWork
