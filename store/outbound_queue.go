@@ -224,15 +224,20 @@ func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now tim
 			return err
 		}
 		defer rows.Close()
-		// Each row is scanned in place; the block's columns into variables that every row sets.
+		// Each row is scanned in place, its text through an interner (most of it repeats from row to
+		// row); the block's columns into variables that every row sets.
 		var reason *string
 		var blockedAt, retryAfter *time.Time
+		var texts textInterner
 		for rows.Next() {
 			out = append(out, OutboundWork{})
 			w := &out[len(out)-1]
 			dest := append(messageDest(&w.Message), &w.Claimed, &w.Attempts)
 			dest = append(append(dest, contactDest(&w.Contact)...), numberDest(&w.PhoneNumber)...)
-			if err := rows.Scan(append(dest, &reason, &blockedAt, &retryAfter, &w.QueueRow.tid)...); err != nil {
+			if err := rows.Scan(texts.dest(append(dest, &reason, &blockedAt, &retryAfter, &w.QueueRow.tid))...); err != nil {
+				return err
+			}
+			if err := texts.assign(); err != nil {
 				return err
 			}
 			utcMessage(&w.Message)

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -179,6 +180,54 @@ var _ = Describe("Queues", func() {
 		next, err = st.NextOutboundDue(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(next).To(BeNil())
+	})
+
+	jsonOf := func(v any) []byte {
+		b, err := json.Marshal(v)
+		Expect(err).NotTo(HaveOccurred())
+		return b
+	}
+	It("return each claimed message as stored, with its contact and number, whatever text its rows share", func() {
+		ms := []store.Message{message(store.DirectionOutbound, ""), message(store.DirectionOutbound, ""),
+			message(store.DirectionOutbound, ""), message(store.DirectionOutbound, "")}
+		// Rows that repeat some text and differ in other: a NULL body, another body and a trace, and
+		// a recipient blocked for now (left unclaimed, with its block).
+		Expect(st.DB().Exec("UPDATE messages SET body = NULL WHERE id = ?", ms[1].ID).Error).To(Succeed())
+		Expect(st.DB().Exec("UPDATE messages SET body = 'other', traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' WHERE id = ?",
+			ms[2].ID).Error).To(Succeed())
+		block := store.BlockedNumber{AccountID: account, PhoneNumber: ms[3].ToNumber, Reason: "invalid_mobile_number",
+			BlockedAt: now, RetryAfter: now.Add(time.Hour)}
+		Expect(st.BlockNumber(ctx, block)).To(Succeed())
+		at := now.Add(time.Second)
+		works, err := st.ClaimOutbound(ctx, criteria(at))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(len(ms)))
+		for i, w := range works {
+			Expect(w.ID).To(Equal(ms[i].ID), "in id order")
+			v, err := st.GetMessage(ctx, project, w.ID)
+			Expect(err).NotTo(HaveOccurred())
+			// As JSON: gorm's read and the claim's may put equal times in different *time.Location.
+			Expect(json.Marshal(w.Message)).To(MatchJSON(jsonOf(v.Message)))
+			Expect(json.Marshal(w.Contact)).To(MatchJSON(jsonOf(v.Contact)))
+			Expect(json.Marshal(w.PhoneNumber)).To(MatchJSON(jsonOf(v.PhoneNumber)))
+			Expect(w.Attempts).To(Equal(1))
+			if i < 3 {
+				Expect(w.Claimed).To(BeTrue())
+				Expect(w.Status).To(Equal(store.StatusSending))
+				Expect(w.Block).To(BeNil())
+			} else {
+				Expect(w.Claimed).To(BeFalse())
+				Expect(w.Status).To(Equal(store.StatusQueued))
+				Expect(w.Block).NotTo(BeNil())
+				Expect(*w.Block).To(Equal(block))
+			}
+		}
+		Expect(works[0].Body).NotTo(BeNil())
+		Expect(*works[0].Body).To(Equal("hello"))
+		Expect(works[1].Body).To(BeNil())
+		Expect(*works[2].Body).To(Equal("other"))
+		Expect(works[2].Traceparent).NotTo(BeNil())
+		Expect(works[3].Traceparent).To(BeNil())
 	})
 
 	It("give each due outbound message to one of several concurrent claims", func() {
