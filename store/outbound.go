@@ -248,6 +248,7 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 		WHERE 1 / CASE WHEN (SELECT COUNT(*) FROM u) = (SELECT COUNT(*) FROM w) THEN 1 ELSE 0 END = 1`
 	slots := deliverySlots
 	for races := 0; ; {
+		made := false
 		err := s.pgxConn(ctx, func(c *pgx.Conn) error {
 			return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
 				rows, err := tx.Query(ctx, q, ids, status, at, reason, cid, rules.BlockReasons, rules.BlockFor)
@@ -301,12 +302,15 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 					}
 					return err
 				}
-				if n > 0 {
-					defer s.wake(WakeWebhooks)
-				}
+				made = n > 0
 				return nil
 			})
 		})
+		if err == nil && made {
+			// After the commit: a deliverer woken before it could claim before the deliveries
+			// are visible, and then wait for the next wake-up or its poll.
+			s.wake(WakeWebhooks)
+		}
 		switch {
 		case errors.Is(err, errReceiptRaced) && races < 3:
 			races++

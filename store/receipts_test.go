@@ -128,4 +128,22 @@ var _ = Describe("Recording outcomes", func() {
 		st1, _ := status()
 		Expect(st1).To(Equal(store.StatusDelivered))
 	})
+	It("wakes the webhook deliverers once the outcome's deliveries are committed", func() {
+		Expect(st.CreateWebhookEndpoint(ctx, &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: msg.ProjectID,
+			URL: "https://hooks.example/receipts", Events: "message.delivered", Secret: "whsec_x", Enabled: true})).To(Succeed())
+		// A deliverer woken claims at once: what it can see then is what the wake-up announced.
+		visible := make(chan int64, 4)
+		cancel := st.OnNotify(store.WakeWebhooks, func(string) {
+			var n int64
+			Expect(st.DB().Raw("SELECT COUNT(*) FROM webhook_queue").Scan(&n).Error).To(Succeed())
+			visible <- n
+		})
+		defer cancel()
+		Expect(st.FinishOutbound(ctx, []store.Outcome{{ID: msg.ID, Status: store.StatusDelivered, At: now.Add(time.Second)}}, rules,
+			func(fin []*store.Finished) ([]store.Event, error) {
+				e, err := store.NewEvent(msg.ProjectID, msg.AccountID, "message.delivered", map[string]string{"id": msg.ID})
+				return []store.Event{e}, err
+			})).To(Succeed())
+		Expect(visible).To(Receive(Equal(int64(1))))
+	})
 })
