@@ -26,6 +26,8 @@ type Batcher[T, R any] struct {
 	flush func(ctx context.Context, items []T) ([]R, error)
 	// max is the most items of one flush; parallel the most flushes at a time.
 	max, parallel int
+	// linger is how long a flush of several items but fewer than max holds its turn (see Linger).
+	linger time.Duration
 
 	mu      sync.Mutex
 	pending []*batchCall[T, R]
@@ -48,6 +50,17 @@ const flushTimeout = 30 * time.Second
 // time.
 func NewBatcher[T, R any](max, parallel int, flush func(ctx context.Context, items []T) ([]R, error)) *Batcher[T, R] {
 	return &Batcher[T, R]{flush: flush, max: max, parallel: parallel}
+}
+
+// Linger makes each flush of several items but fewer than max, once done, wait d before the
+// batcher's next flush in its turn (its calls return at once): under a steady stream of calls that
+// come in bursts, the next flush then takes what came in over the pause, in fewer and larger
+// flushes, where each flush costs much beside its items. A lone call, a full flush or a failed
+// one does not wait, so that after a quiet spell a call is flushed at once, and a backlog as fast
+// as without. It returns b.
+func (b *Batcher[T, R]) Linger(d time.Duration) *Batcher[T, R] {
+	b.linger = d
+	return b
 }
 
 // Do adds item to the next batch and returns its result once that batch is flushed.
@@ -81,11 +94,15 @@ func (b *Batcher[T, R]) run() {
 		copy(calls, b.pending)
 		b.pending = append(b.pending[:0:0], b.pending[n:]...)
 		b.mu.Unlock()
-		b.flushCalls(calls)
+		if n := b.flushCalls(calls); b.linger > 0 && n > 1 && n < b.max {
+			time.Sleep(b.linger)
+		}
 	}
 }
 
-func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) {
+// flushCalls flushes calls and returns how many items one flush handled together: 0 when the
+// batch failed and its items were flushed one by one.
+func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) int {
 	defer func() {
 		for _, c := range calls {
 			close(c.done)
@@ -101,7 +118,7 @@ func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) {
 		live = append(live, c)
 	}
 	if len(live) == 0 {
-		return
+		return 0
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), flushTimeout)
 	defer cancel()
@@ -127,11 +144,11 @@ func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) {
 		for i, c := range live {
 			c.res = res[i]
 		}
-		return
+		return len(live)
 	}
 	if len(live) == 1 {
 		live[0].err = err
-		return
+		return 0
 	}
 	for _, c := range live {
 		r, err := b.flush(ctx, []T{c.item})
@@ -141,4 +158,5 @@ func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) {
 		}
 		c.res = r[0]
 	}
+	return 0
 }

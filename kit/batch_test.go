@@ -3,7 +3,9 @@ package kit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -124,5 +126,47 @@ var _ = Describe("Batcher", func() {
 		_, err := b.Do(done, 1)
 		Expect(err).To(MatchError(context.Canceled))
 		Expect(flushed).To(Equal(0))
+	})
+	It("with a linger, returns a partial flush's calls at once and holds the next flush that long", func(ctx context.Context) {
+		const linger = 300 * time.Millisecond
+		release := make(chan struct{})
+		var (
+			mu     sync.Mutex
+			log    []string
+			starts []time.Time
+		)
+		note := func(s string) { mu.Lock(); defer mu.Unlock(); log = append(log, s) }
+		b := kit.NewBatcher(10, 1, func(_ context.Context, items []int) ([]int, error) {
+			mu.Lock()
+			log = append(log, fmt.Sprintf("flush %v", items))
+			starts = append(starts, time.Now())
+			first := len(starts) == 1
+			mu.Unlock()
+			if first {
+				<-release // hold the first flush until two calls queue behind it
+			}
+			return items, nil
+		}).Linger(linger)
+		var wg sync.WaitGroup
+		wg.Go(func() { _, _ = b.Do(ctx, 0) })
+		Eventually(func() int { mu.Lock(); defer mu.Unlock(); return len(starts) }).Should(Equal(1))
+		var queued sync.WaitGroup
+		for i := 1; i <= 2; i++ {
+			queued.Add(1)
+			wg.Go(func() { queued.Done(); _, _ = b.Do(ctx, i); note(fmt.Sprintf("returned %d", i)) })
+		}
+		queued.Wait()
+		Eventually(b.Pending).Should(Equal(2))
+		close(release)
+		wg.Wait() // the flush of the two returned; the batcher lingers
+		wg.Go(func() { _, _ = b.Do(ctx, 3) })
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(log[0]).To(Equal("flush [0]"), "a lone call does not linger")
+		Expect(log[1]).To(SatisfyAny(Equal("flush [1 2]"), Equal("flush [2 1]")))
+		Expect(log[2:4]).To(ConsistOf("returned 1", "returned 2"), "the partial flush's calls return before the next flush")
+		Expect(log[4]).To(Equal("flush [3]"))
+		Expect(starts[2].Sub(starts[1])).To(BeNumerically(">=", linger), "the next flush waits the linger")
 	})
 })

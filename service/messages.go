@@ -150,7 +150,7 @@ func NewMessages(cfg MessagesConfig) (*Messages, error) {
 		cfg.InboundMediaAttempts = defaultInboundMediaAttempts
 	}
 	m := &Messages{cfg: cfg, signer: &fileSigner{store: cfg.Store}, metrics: newCarrierMetrics()}
-	m.receipts = store.NewBatcher(receiptBatch, receiptParallel, m.applyReceipts)
+	m.receipts = store.NewBatcher(receiptBatch, receiptParallel, m.applyReceipts).Linger(receiptLinger)
 	m.sends, m.sendBatchSizes, m.sendBatchTimes = m.sendBatches(), newSendBatchSizes(), newSendBatchTimes()
 	return m, nil
 }

@@ -18,13 +18,13 @@ import (
 // operations at a time: one, so that the receipts that come in during an operation wait for the
 // next one together, in fewer and larger operations (with the dispatch's pause, measured at c=64
 // on PostgreSQL: 129 receipts an operation instead of 22). After an operation of several receipts
-// but fewer than receiptBatch, the next waits receiptLinger (the operation returns that much
-// later), so that under a steady stream it takes what came in over the pause: carriers report in
-// bursts (the simulated carrier a burst per batch of submissions, every 15 ms or so at 4,000
-// messages a second), and each operation costs PostgreSQL about 1-1.5 ms beside its receipts
-// (BenchmarkFinishOutbound: 69-80 µs a receipt in operations of 20, 34-36 in operations of 86, 25
-// in operations of 200). A lone receipt, or a full operation, does not wait: after a quiet spell a
-// receipt is recorded at once, and a backlog as fast as before.
+// but fewer than receiptBatch, the next waits receiptLinger (kit.Batcher.Linger; the receipts of
+// the operation return at once), so that under a steady stream it takes what came in over the
+// pause: carriers report in bursts (the simulated carrier a burst per batch of submissions, every
+// 15 ms or so at 4,000 messages a second), and each operation costs PostgreSQL about 1-1.5 ms
+// beside its receipts (BenchmarkFinishOutbound: 69-80 µs a receipt in operations of 20, 34-36 in
+// operations of 86, 25 in operations of 200). A lone receipt, or a full operation, does not wait:
+// after a quiet spell a receipt is recorded at once, and a backlog as fast as before.
 const (
 	receiptBatch    = 200
 	receiptParallel = 1
@@ -148,14 +148,6 @@ func (m *Messages) applyReceipts(ctx context.Context, items []receiptItem) ([]st
 		}
 		return append(sent, outcome...), nil
 	})
-	if err == nil && len(items) > 1 && len(items) < receiptBatch {
-		t := time.NewTimer(receiptLinger)
-		select {
-		case <-ctx.Done():
-		case <-t.C:
-		}
-		t.Stop()
-	}
 	return make([]struct{}, len(items)), err
 }
 
