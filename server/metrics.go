@@ -3,8 +3,11 @@ package server
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/http"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +22,58 @@ type metrics struct {
 	requests       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 	apiLogsDropped prometheus.Counter
+	// series holds each requestKey's requestSeries, looked up in requests and latency once:
+	// WithLabelValues hashes the labels and takes the vector's lock on every call. The map is
+	// never changed once stored: a new series stores a copy with it (under seriesMu), so that a
+	// request reads it without a lock or boxing its key.
+	series   atomic.Pointer[map[requestKey]*requestSeries]
+	seriesMu sync.Mutex
+}
+
+// requestKey is the labels of a request's series: its operation, method and status.
+type requestKey struct {
+	op, method string
+	status     int
+}
+
+// requestSeries are the request counter and latency histogram of one requestKey.
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
+}
+
+// observeRequest counts a request answered with status and records its latency.
+func (m *metrics) observeRequest(op, method string, status int, elapsed time.Duration) {
+	k := requestKey{op, method, status}
+	var rs *requestSeries
+	if all := m.series.Load(); all != nil {
+		rs = (*all)[k]
+	}
+	if rs == nil {
+		rs = m.addSeries(k)
+	}
+	rs.count.Inc()
+	rs.latency.Observe(elapsed.Seconds())
+}
+
+// addSeries returns k's series, storing it with the others if it is new.
+func (m *metrics) addSeries(k requestKey) *requestSeries {
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	all := map[requestKey]*requestSeries{}
+	if old := m.series.Load(); old != nil {
+		if rs := (*old)[k]; rs != nil {
+			return rs
+		}
+		all = maps.Clone(*old)
+	}
+	rs := &requestSeries{
+		count:   m.requests.WithLabelValues(k.op, k.method, strconv.Itoa(k.status)),
+		latency: m.latency.WithLabelValues(k.op, k.method),
+	}
+	all[k] = rs
+	m.series.Store(&all)
+	return rs
 }
 
 func newMetrics() *metrics {

@@ -73,8 +73,7 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 				span.SetStatus(codes.Error, http.StatusText(status))
 			}
 		}
-		s.metrics.requests.WithLabelValues(op, method, strconv.Itoa(status)).Inc()
-		s.metrics.latency.WithLabelValues(op, method).Observe(elapsed.Seconds())
+		s.metrics.observeRequest(op, method, status, elapsed)
 		p := principal(c.Request().Context())
 		if p.KeyID != "" {
 			s.apiLogs.record(store.APILog{
