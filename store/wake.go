@@ -44,11 +44,13 @@ type wakeups struct {
 	kick    chan struct{}
 	stop    chan struct{}
 	started bool
+	// self is the payload of this registry's NOTIFYs, by which Listen knows its own and drops them.
+	self string
 }
 
 func newWakeups() *wakeups {
 	return &wakeups{subs: map[string][]chan struct{}{}, fns: map[string]map[int]func(string){}, pending: map[string]bool{},
-		kick: make(chan struct{}, 1), stop: make(chan struct{})}
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), self: "w" + NewID("")}
 }
 
 // Subscribe returns a channel that receives a value (coalesced) whenever channel ch is woken, by
@@ -148,7 +150,7 @@ func (s *Store) notifier() {
 		w.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		for _, ch := range chs {
-			_ = s.q(ctx).Exec("SELECT pg_notify(?, '')", ch).Error
+			_ = s.q(ctx).Exec("SELECT pg_notify(?, ?)", ch, w.self).Error
 		}
 		cancel()
 		select {
@@ -163,12 +165,20 @@ func (s *Store) notifier() {
 // WakeOutbound and WakeWebhooks; WakeAuth has its own while API key caches need it, see
 // OnAuthChange), delivering each notification to this process's subscribers (Subscribe,
 // OnNotify), until ctx ends or the connection fails (it returns that error; call it again). ready
-// is called once the LISTEN is in place. On SQLite it returns ErrNoListen at once.
+// is called once the LISTEN is in place. On SQLite it returns ErrNoListen at once. This store's
+// own NOTIFYs come back to it too, a moment after its subscribers were woken at once: they are
+// dropped (by their payload), so that a dispatcher does not wake a second time for work it has
+// already claimed, which made the webhook deliverer claim nothing and record its successes alone.
 func (s *Store) Listen(ctx context.Context, ready func(), channels ...string) error {
 	if len(channels) == 0 {
 		channels = []string{WakeOutbound, WakeWebhooks}
 	}
-	return s.listen(ctx, channels, ready, s.wakes.deliver)
+	w := s.wakes
+	return s.listen(ctx, channels, ready, func(ch, payload string) {
+		if payload != w.self {
+			w.deliver(ch, payload)
+		}
+	})
 }
 
 // listen holds a connection listening on channels and calls fn with every notification.
