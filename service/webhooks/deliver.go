@@ -46,6 +46,9 @@ const (
 	webhookGather = 15 * time.Millisecond
 	// webhookRecordBatch is how many successes waiting make a claim go at once.
 	webhookRecordBatch = 200
+	// webhookRecordWait is how long, from the first success waiting, a claim waits for new
+	// deliveries to claim with the successes once every attempt in flight has been answered.
+	webhookRecordWait = 50 * time.Millisecond
 	// webhookWorkerIdle is how long an attempt's worker waits for the next claimed delivery before
 	// it ends.
 	webhookWorkerIdle = 10 * time.Second
@@ -95,7 +98,7 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 	for !kit.Stopping(ctx, draining) {
 		room := cap(d.slots) - len(d.slots)
 		if room > 0 && room < cap(d.slots) {
-			d.gather(ctx, draining)
+			d.gather(ctx, draining, wake)
 		}
 		b := d.successes.take()
 		if room == 0 && b == nil {
@@ -135,8 +138,12 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 // claim to record, rather than each few take a statement and a commit of their own: until
 // webhookRecordBatch wait, or webhookGather has passed since the first of them came, or
 // webhookJoinWait has passed with none. Each statement and its commit cost PostgreSQL about as
-// much as 30 successes recorded in it.
-func (d *deliverer) gather(ctx context.Context, draining <-chan struct{}) {
+// much as 30 successes recorded in it. Once every attempt in flight has been answered with a
+// success, no more can come before the next claim: then the successes wait for new deliveries
+// (a wake-up), up to webhookRecordWait from the first, so that the claim of those deliveries
+// records them, where the successes' own statement claimed nothing new and the next wake-up's
+// claim recorded nothing (two statements a batch of deliveries at a steady load, one now).
+func (d *deliverer) gather(ctx context.Context, draining, wake <-chan struct{}) {
 	deadline := time.Now().Add(webhookJoinWait)
 	for !kit.Stopping(ctx, draining) {
 		n, since := d.successes.pending()
@@ -145,6 +152,14 @@ func (d *deliverer) gather(ctx context.Context, draining <-chan struct{}) {
 		}
 		if n > 0 {
 			deadline = since.Add(webhookGather)
+			// Only the loop takes slots and a success holds its slot until recorded, so with as
+			// many successes waiting as slots taken, nothing else is in flight.
+			if n == len(d.slots) {
+				if wait := time.Until(since.Add(webhookRecordWait)); wait > 0 {
+					kit.Sleep(ctx, draining, wake, nil, wait)
+				}
+				return
+			}
 		}
 		wait := time.Until(deadline)
 		if wait <= 0 {
