@@ -26,20 +26,20 @@ import (
 // marks it dead once no snapshot can see the row, and the scans after it skip it without reading
 // the row (a claim of 150 rows read 210 buffers behind 2,000 deleted rows, 235 behind 20,000). So
 // the outbound queue is vacuumed once tidyQueueEvery rows have left it since the last time and
-// tidyQueueInterval has passed: under load, once per interval rather than every 2,000 rows.
-//
-// The webhook queue is still vacuumed every tidyQueueEvery rows: the record of webhook outcomes
-// joins webhook_queue to its outcomes by delivery id (recordDeliveriesCTEs), and its generic plan,
-// made while the queue was small, can be a hash join over a sequential scan of the whole table,
-// whose heap grows with the rows deleted since the last VACUUM (the table's free space is known
-// again only after a VACUUM): with a VACUUM every 5 s that statement took 3 to 8 times as long in
-// e2e runs (3.8–9.8 ms a call, against 1.2). The outbound queue's statements find their rows by
-// the due index or by ctid and primary key, whatever the table's size.
+// tidyQueueInterval has passed: under load, once per interval rather than every 2,000 rows. The
+// webhook queue is vacuumed the same way: its statements find their rows by the due index or by
+// ctid (the record of webhook outcomes by the ctids its claim returned, recordLocatedCTEs), not by
+// a join on delivery id, whose generic plan, made while the queue was small, could be a hash join
+// over a sequential scan of the whole table (3.8-9.8 ms a call in e2e runs with a VACUUM every
+// 5 s, against 1.2). On a queue of fewer than about 50 pages (the first 1,500 rows) the plans of
+// the claims and the record scan the table, as any plan of a table that small would: the first
+// VACUUM, once 2,000 rows have left, waits for no interval, and the plans made after it find
+// their rows by ctid.
 
 // tidyQueueEvery is how many rows leave a queue, at least, between two VACUUMs of it.
 var tidyQueueEvery int64 = 2000
 
-// tidyQueueInterval is the least time between the starts of two VACUUMs of the outbound queue.
+// tidyQueueInterval is the least time between the starts of two VACUUMs of a queue.
 var tidyQueueInterval = 5 * time.Second
 
 // queueTidier counts the rows that left the queues; shared by a Store's copies.
@@ -70,7 +70,7 @@ func (s *Store) leftOutbound(n int) {
 // leftWebhooks is leftOutbound for webhook_queue.
 func (s *Store) leftWebhooks(n int) {
 	if t := s.tidy; t != nil {
-		s.leftQueue(&t.webhooks, "webhook_queue", n, 0)
+		s.leftQueue(&t.webhooks, "webhook_queue", n, tidyQueueInterval)
 	}
 }
 

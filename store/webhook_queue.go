@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // The pending webhook deliveries have their own queue, webhook_queue (as outbound messages have
@@ -86,7 +87,7 @@ func (s *Store) RecordAndClaimDeliveries(ctx context.Context, outs []DeliveryOut
 	var args []any
 	q := `WITH `
 	if len(outs) > 0 {
-		q, args = q+recordDeliveriesPG(4)+`, `, recordDeliveriesArgs(outs, now)
+		q, args = q+recordDeliveriesPG(4, outs)+`, `, recordDeliveriesArgs(outs, now)
 	}
 	q += claimDeliveriesPG
 	var out []DeliveryWork
@@ -102,7 +103,7 @@ func (s *Store) RecordAndClaimDeliveries(ctx context.Context, outs []DeliveryOut
 			d, e, v := &w.Delivery, &w.Endpoint, &w.Event
 			if err := rows.Scan(&d.ID, &d.Attempts, &e.ID, &e.ProjectID, &e.URL, &e.Secret, &e.PreviousSecret,
 				&e.PreviousSecretUntil, &e.Enabled, &e.FailingSince, &v.ID, &v.ProjectID, &v.AccountID, &v.Type, &v.Data,
-				&v.CreatedAt, &v.Traceparent); err != nil {
+				&v.CreatedAt, &v.Traceparent, &w.QueueRow.tid); err != nil {
 				return err
 			}
 			d.ProjectID, d.EndpointID, d.EventID, d.EventType, d.Status = v.ProjectID, e.ID, v.ID, v.Type, DeliveryPending
@@ -125,10 +126,10 @@ const claimDeliveriesPG = `l AS (
 			UPDATE webhook_queue w SET leased_until = $3
 			WHERE w.ctid = ANY (ARRAY(SELECT ctid FROM webhook_queue WHERE due_at <= $1 AND (leased_until IS NULL OR leased_until <= $1)
 				ORDER BY due_at LIMIT $2)) AND GREATEST(w.due_at, w.leased_until) <= $1
-			RETURNING w.delivery_id, w.attempts, w.endpoint_id, w.event_id
+			RETURNING w.delivery_id, w.attempts, w.endpoint_id, w.event_id, w.ctid
 		)
 		SELECT l.delivery_id, l.attempts, e.id, e.project_id, e.url, e.secret, e.previous_secret, e.previous_secret_until,
-			e.enabled, e.failing_since, ev.id, ev.project_id, ev.account_id, ev.type, ev.data, ev.created_at, ev.traceparent
+			e.enabled, e.failing_since, ev.id, ev.project_id, ev.account_id, ev.type, ev.data, ev.created_at, ev.traceparent, l.ctid
 		FROM l JOIN webhook_endpoints e ON e.id = l.endpoint_id JOIN events ev ON ev.id = l.event_id ORDER BY l.delivery_id`
 
 // DeliveryOutcome is what became of one attempt of a pending delivery.
@@ -145,6 +146,9 @@ type DeliveryOutcome struct {
 	// left), or DeliveryPending with NextAttemptAt the retry's time.
 	State         string
 	NextAttemptAt *time.Time
+	// QueueRow is where the claim left the delivery's queue row (DeliveryWork.QueueRow): give it
+	// back so that the record finds the row by it (PostgreSQL), rather than by delivery id.
+	QueueRow QueueRow
 }
 
 // RecordDeliveries records the outcomes of attempts at at, for deliveries still pending (an
@@ -202,7 +206,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 			return nil
 		})
 	}
-	q := `WITH ` + recordDeliveriesPG(1) + ` SELECT COUNT(*) FROM f`
+	q := `WITH ` + recordDeliveriesPG(1, outs) + ` SELECT COUNT(*) FROM f`
 	var left int
 	err := s.pgxConn(ctx, func(c *pgx.Conn) error {
 		return c.QueryRow(ctx, q, recordDeliveriesArgs(outs, at)...).Scan(&left)
@@ -215,12 +219,24 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 }
 
 // recordDeliveriesPG renders the common table expressions that record outcomes on PostgreSQL,
-// from the parameters of recordDeliveriesArgs at $first on (the time last): v the outcomes (the
-// first of a delivery's), u their deliveries' updates (of those still pending), r the retries'
-// queue rows due at their next attempts, f the ended deliveries' queue rows deleted.
-func recordDeliveriesPG(first int) string {
+// from the parameters of recordDeliveriesArgs at $first on (the time at $first+6): v the outcomes
+// (the first of a delivery's), u their deliveries' updates (of those still pending), r the
+// retries' queue rows due at their next attempts, f the ended deliveries' queue rows deleted.
+//
+// When every outcome has the place of its queue row as its claim left it (QueueRow), r and f find
+// the rows by those ctids (a TID scan of the list), each row checked to be one of the outcomes'
+// deliveries, rather than by a join of the queue to the outcomes by delivery id: that join's
+// generic plan, made while the queue was small, could be a hash join over a sequential scan of the
+// whole queue, whose heap grows between two VACUUMs, and so kept the webhook queue vacuumed every
+// tidyQueueEvery rows (queue_tidy.go). A row no longer where its claim left it was claimed again
+// after its lease ran out (or deferred, or rescheduled): the claim that holds it now records its
+// outcome, which ends the row or schedules it again.
+func recordDeliveriesPG(first int, outs []DeliveryOutcome) string {
 	q := recordDeliveriesCTEs
-	for k := 6; k >= 0; k-- {
+	if located(outs) {
+		q = recordLocatedCTEs
+	}
+	for k := 7; k >= 0; k-- {
 		name := "$N"
 		if k > 0 {
 			name += strconv.Itoa(k)
@@ -230,28 +246,49 @@ func recordDeliveriesPG(first int) string {
 	return q
 }
 
-// recordDeliveriesCTEs is recordDeliveriesPG's text, its parameters named $N, $N1 … $N6.
-const recordDeliveriesCTEs = `v AS (SELECT DISTINCT ON (id) * FROM unnest($N::text[], $N1::text[], $N2::int[], $N3::int[], $N4::text[],
-			$N5::timestamptz[]) AS v(id, state, attempts, status, error, next) ORDER BY id),
+// located reports whether every outcome has the place of its queue row.
+func located(outs []DeliveryOutcome) bool {
+	for i := range outs {
+		if !outs[i].QueueRow.tid.Valid {
+			return false
+		}
+	}
+	return true
+}
+
+// recordOutcomesCTEs are the common table expressions v and u of recordDeliveriesPG's text, its
+// parameters named $N, $N1 … $N7.
+const recordOutcomesCTEs = `v AS (SELECT DISTINCT ON (id) * FROM unnest($N::text[], $N1::text[], $N2::int[], $N3::int[], $N4::text[],
+			$N5::timestamptz[], $N7::tid[]) AS v(id, state, attempts, status, error, next, tid) ORDER BY id),
 		u AS (UPDATE webhook_deliveries d SET status = v.state, attempts = v.attempts,
 				last_status = CASE WHEN v.status <> 0 THEN v.status WHEN v.error IS NULL THEN d.last_status END,
 				last_error = v.error, next_attempt_at = v.next,
 				delivered_at = CASE WHEN v.state = 'succeeded' THEN $N6 ELSE d.delivered_at END, updated_at = $N6
 			FROM v WHERE d.id = v.id AND d.status = 'pending' RETURNING d.id, d.status, d.attempts, d.next_attempt_at),
-		r AS (UPDATE webhook_queue w SET due_at = COALESCE(u.next_attempt_at, $N6), leased_until = NULL, attempts = u.attempts
+		`
+
+// recordDeliveriesCTEs is recordDeliveriesPG's text with the queue rows found by delivery id.
+const recordDeliveriesCTEs = recordOutcomesCTEs + `r AS (UPDATE webhook_queue w SET due_at = COALESCE(u.next_attempt_at, $N6), leased_until = NULL, attempts = u.attempts
 			FROM u WHERE w.delivery_id = u.id AND u.status = 'pending'),
 		f AS (DELETE FROM webhook_queue w USING v WHERE w.delivery_id = v.id AND v.state <> 'pending' RETURNING 1)`
+
+// recordLocatedCTEs is recordDeliveriesPG's text with the queue rows found by their ctids.
+const recordLocatedCTEs = recordOutcomesCTEs + `r AS (UPDATE webhook_queue w SET due_at = COALESCE(u.next_attempt_at, $N6), leased_until = NULL, attempts = u.attempts
+			FROM u WHERE w.ctid = ANY (ARRAY(SELECT tid FROM v WHERE state = 'pending')) AND w.delivery_id = u.id AND u.status = 'pending'),
+		f AS (DELETE FROM webhook_queue w WHERE w.ctid = ANY (ARRAY(SELECT tid FROM v WHERE state <> 'pending'))
+			AND w.delivery_id = ANY (ARRAY(SELECT id FROM v WHERE state <> 'pending')) RETURNING 1)`
 
 // recordDeliveriesArgs are the parameters of recordDeliveriesPG for outcomes recorded at at.
 func recordDeliveriesArgs(outs []DeliveryOutcome, at time.Time) []any {
 	n := len(outs)
 	ids, states, errs := make([]string, n), make([]string, n), make([]*string, n)
 	attempts, status := make([]int32, n), make([]int32, n)
-	next := make([]*time.Time, n)
+	next, tids := make([]*time.Time, n), make([]pgtype.TID, n)
 	for i, o := range outs {
 		ids[i], states[i], errs[i], attempts[i], status[i], next[i] = o.ID, o.State, o.Error, int32(o.Attempts), int32(o.Status), o.NextAttemptAt
+		tids[i] = o.QueueRow.tid
 	}
-	return []any{ids, states, attempts, status, errs, next, at}
+	return []any{ids, states, attempts, status, errs, next, at, tids}
 }
 
 // endedCount is how many distinct deliveries outcomes end (leave the queue).

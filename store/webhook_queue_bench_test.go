@@ -73,7 +73,8 @@ func BenchmarkWebhookQueue(b *testing.B) {
 				}
 				outs := make([]store.DeliveryOutcome, len(works))
 				for i, w := range works {
-					outs[i] = store.DeliveryOutcome{ID: w.Delivery.ID, Attempts: 1, Status: 204, State: store.DeliverySucceeded}
+					outs[i] = store.DeliveryOutcome{ID: w.Delivery.ID, Attempts: 1, Status: 204, State: store.DeliverySucceeded,
+						QueueRow: w.QueueRow}
 				}
 				for len(outs) > 0 {
 					n := min(len(outs), bc.record)

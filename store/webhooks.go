@@ -129,6 +129,9 @@ type DeliveryWork struct {
 	Delivery WebhookDelivery
 	Endpoint WebhookEndpoint
 	Event    Event
+	// QueueRow is where the claim left the delivery's queue row (PostgreSQL): give it back in the
+	// attempt's DeliveryOutcome.
+	QueueRow QueueRow
 }
 
 // CreateWebhookEndpoint inserts an endpoint.

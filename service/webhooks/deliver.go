@@ -302,7 +302,7 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 	if !work.Endpoint.Enabled {
 		msg := "endpoint disabled"
 		err := w.cfg.Store.RecordDeliveries(context.WithoutCancel(ctx), []store.DeliveryOutcome{{ID: work.Delivery.ID,
-			Attempts: work.Delivery.Attempts, Error: &msg, State: store.DeliveryFailed}}, w.now())
+			Attempts: work.Delivery.Attempts, Error: &msg, State: store.DeliveryFailed, QueueRow: work.QueueRow}}, w.now())
 		if err == nil {
 			w.metrics.failed.Inc()
 		}
@@ -355,7 +355,7 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 	if failure == "" && work.Endpoint.FailingSince == nil {
 		// recordAll's simple case, recorded by the next claim.
 		if b := succ.add(store.DeliveryOutcome{ID: work.Delivery.ID, Attempts: attempt, Status: status,
-			State: store.DeliverySucceeded}); b != nil {
+			State: store.DeliverySucceeded, QueueRow: work.QueueRow}); b != nil {
 			<-b.over
 			if b.err == nil {
 				return
@@ -512,7 +512,8 @@ func (w *Service) recordAll(ctx context.Context, recs []attemptRecord) ([]struct
 	simple := true
 	var failed, disabled int // counted once written
 	for i, r := range recs {
-		o := store.DeliveryOutcome{ID: r.work.Delivery.ID, Attempts: r.attempt, Status: r.status, State: store.DeliverySucceeded}
+		o := store.DeliveryOutcome{ID: r.work.Delivery.ID, Attempts: r.attempt, Status: r.status, State: store.DeliverySucceeded,
+			QueueRow: r.work.QueueRow}
 		if r.failure != "" {
 			simple = false
 			failure := r.failure
