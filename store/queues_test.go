@@ -433,6 +433,53 @@ var _ = Describe("Queues", func() {
 		Expect(webhookQueue()).To(BeZero())
 	})
 
+	It("claim webhook deliveries with each one's own endpoint and event, the same endpoint's in a row or not", func() {
+		endpoint := func(url string) *store.WebhookEndpoint {
+			e := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project, URL: url,
+				Secret: "whsec_" + url, Enabled: true, CreatedAt: now, UpdatedAt: now}
+			Expect(st.CreateWebhookEndpoint(ctx, e)).To(Succeed())
+			return e
+		}
+		a, b := endpoint("https://a.example/in"), endpoint("https://b.example/in")
+		other := store.NewID(store.PrefixAccount)
+		var ds []*store.WebhookDelivery
+		for _, x := range []struct {
+			e            *store.WebhookEndpoint
+			account, typ string
+		}{{a, account, "message.sent"}, {a, account, "message.sent"}, {a, other, "message.delivered"}, {b, other, "message.delivered"},
+			{a, other, "message.sent"}, {b, account, "message.sent"}} {
+			Expect(st.Tx(ctx, func(tx *store.Store) error {
+				ev, err := store.NewEvent(project, x.account, x.typ, map[string]string{"id": store.NewID(store.PrefixMessage)})
+				if err != nil {
+					return err
+				}
+				d, err := tx.InsertEventFor(ctx, &ev, x.e.ID)
+				ds = append(ds, d)
+				return err
+			})).To(Succeed())
+		}
+		works, err := st.ClaimDeliveries(ctx, now.Add(time.Second), 10, time.Minute)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(works).To(HaveLen(len(ds)))
+		for i, w := range works {
+			Expect(w.Delivery.ID).To(Equal(ds[i].ID))
+			Expect(w.Endpoint.ID).To(Equal(ds[i].EndpointID))
+			e := a
+			if w.Endpoint.ID == b.ID {
+				e = b
+			}
+			Expect(w.Endpoint.URL).To(Equal(e.URL))
+			Expect(w.Endpoint.Secret).To(Equal(e.Secret))
+			ev, err := st.GetEvent(ctx, ds[i].EventID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(w.Event.ID).To(Equal(ev.ID))
+			Expect(w.Event.AccountID).To(Equal(ev.AccountID))
+			Expect(w.Event.Type).To(Equal(ev.Type))
+			Expect(w.Event.Data).To(Equal(ev.Data))
+			Expect(w.Delivery.EventType).To(Equal(ev.Type))
+		}
+	})
+
 	It("give each due webhook delivery to one of several concurrent claims", func() {
 		ids := map[string]bool{}
 		for range 200 {

@@ -97,13 +97,21 @@ func (s *Store) RecordAndClaimDeliveries(ctx context.Context, outs []DeliveryOut
 			return err
 		}
 		defer rows.Close()
+		// The rows of one endpoint (and of one project's account) repeat its text: a column whose
+		// text is the previous row's takes that row's string (textInterner).
+		var texts textInterner
+		var dest []any
 		for rows.Next() {
 			out = append(out, DeliveryWork{}) // scanned in place
 			w := &out[len(out)-1]
 			d, e, v := &w.Delivery, &w.Endpoint, &w.Event
-			if err := rows.Scan(&d.ID, &d.Attempts, &e.ID, &e.ProjectID, &e.URL, &e.Secret, &e.PreviousSecret,
+			dest = append(dest[:0], &d.ID, &d.Attempts, &e.ID, &e.ProjectID, &e.URL, &e.Secret, &e.PreviousSecret,
 				&e.PreviousSecretUntil, &e.Enabled, &e.FailingSince, &v.ID, &v.ProjectID, &v.AccountID, &v.Type, &v.Data,
-				&v.CreatedAt, &v.Traceparent, &w.QueueRow.tid); err != nil {
+				&v.CreatedAt, &v.Traceparent, &w.QueueRow.tid)
+			if err := rows.Scan(texts.dest(dest)...); err != nil {
+				return err
+			}
+			if err := texts.assign(); err != nil {
 				return err
 			}
 			d.ProjectID, d.EndpointID, d.EventID, d.EventType, d.Status = v.ProjectID, e.ID, v.ID, v.Type, DeliveryPending
