@@ -93,6 +93,39 @@ var _ = Describe("Queues", func() {
 		Expect(st.DB().Raw("SELECT COUNT(*) FROM webhook_queue").Scan(&n).Error).To(Succeed())
 		return n
 	}
+	// genericPlan is PostgreSQL's generic plan of a statement (prepared as "(types) AS text") for
+	// args, once setup has run, ANALYZE of webhook_queue after it, in a transaction rolled back.
+	genericPlan := func(setup []string, prepared, args string) string {
+		var plan []string
+		err := st.DB().Transaction(func(tx *gorm.DB) error {
+			for _, q := range append(setup, "ANALYZE webhook_queue", "SET LOCAL plan_cache_mode = force_generic_plan",
+				"PREPARE generic_plan "+prepared) {
+				if err := tx.Exec(q).Error; err != nil {
+					return err
+				}
+			}
+			defer tx.Exec("DEALLOCATE generic_plan")
+			if err := tx.Raw("EXPLAIN EXECUTE generic_plan " + args).Scan(&plan).Error; err != nil {
+				return err
+			}
+			return errors.New("rolled back")
+		})
+		Expect(err).To(MatchError("rolled back"))
+		return strings.Join(plan, "\n")
+	}
+	// spacedVacuums checks that a queue is vacuumed once the least number of rows (3) have left it
+	// (record makes n rows leave), and not again within the least time between VACUUMs (an hour).
+	spacedVacuums := func(record func(n int), vacuums func() int64) {
+		DeferCleanup(store.SetTidyQueue(3, time.Hour))
+		record(3)
+		if st.Dialect() != store.Postgres {
+			Consistently(vacuums).Within(200 * time.Millisecond).Should(BeZero())
+			return
+		}
+		Eventually(vacuums).Within(10*time.Second).Should(BeEquivalentTo(1), "the first VACUUM waits for no interval")
+		record(6)
+		Consistently(vacuums).Within(300*time.Millisecond).Should(BeEquivalentTo(1), "6 rows left within the hour")
+	}
 	criteria := func(at time.Time) store.OutboundCriteria {
 		return store.OutboundCriteria{Now: at, Limit: 10, Lease: time.Minute, Unpaced: []string{"local"}, Expiry: 24 * time.Hour}
 	}
@@ -354,7 +387,6 @@ var _ = Describe("Queues", func() {
 
 	It("vacuum the outbound queue on PostgreSQL no more often than the least time between VACUUMs, however many rows left it", func() {
 		// Every VACUUM makes PostgreSQL plan again the statements that read or write the queue.
-		DeferCleanup(store.SetTidyQueue(3, time.Hour))
 		record := func(n int) {
 			var sent []store.Sent
 			for range n {
@@ -362,14 +394,7 @@ var _ = Describe("Queues", func() {
 			}
 			Expect(st.RecordSent(ctx, sent, now)).To(Succeed())
 		}
-		record(3)
-		if st.Dialect() != store.Postgres {
-			Consistently(st.OutboundVacuums).Within(200 * time.Millisecond).Should(BeZero())
-			return
-		}
-		Eventually(st.OutboundVacuums).Within(10*time.Second).Should(BeEquivalentTo(1), "the first VACUUM waits for no interval")
-		record(6)
-		Consistently(st.OutboundVacuums).Within(300*time.Millisecond).Should(BeEquivalentTo(1), "6 rows left within the hour")
+		spacedVacuums(record, st.OutboundVacuums)
 	})
 
 	It("lease the webhook deliveries they claim until the lease is over or an outcome is recorded", func() {
@@ -501,26 +526,11 @@ var _ = Describe("Queues", func() {
 			Skip("PostgreSQL's plan")
 		}
 		// The claim runs its generic plan from its sixth execution on; here over a queue of 1,000
-		// due rows (in a transaction rolled back), where an index scan of the due rows would read
-		// them all.
-		var plan []string
-		err := st.DB().Transaction(func(tx *gorm.DB) error {
-			for _, q := range []string{`INSERT INTO webhook_queue (delivery_id, due_at, endpoint_id, event_id)
-					SELECT 'whd_' || i, now() - interval '1 hour' + i * interval '1 ms', 'we_x', 'evt_' || i FROM generate_series(1, 1000) i`,
-				"ANALYZE webhook_queue", "SET LOCAL plan_cache_mode = force_generic_plan",
-				"PREPARE webhook_claim_plan (timestamptz, int, timestamptz) AS " + store.ClaimDeliveriesPG} {
-				if err := tx.Exec(q).Error; err != nil {
-					return err
-				}
-			}
-			defer tx.Exec("DEALLOCATE webhook_claim_plan")
-			if err := tx.Raw(`EXPLAIN EXECUTE webhook_claim_plan (now(), 40, now() + interval '1 minute')`).Scan(&plan).Error; err != nil {
-				return err
-			}
-			return errors.New("rolled back")
-		})
-		Expect(err).To(MatchError("rolled back"))
-		Expect(strings.Join(plan, "\n")).To(MatchRegexp(`Tid Scan on webhook_queue w\b`))
+		// due rows, where an index scan of the due rows would read them all.
+		plan := genericPlan([]string{`INSERT INTO webhook_queue (delivery_id, due_at, endpoint_id, event_id)
+				SELECT 'whd_' || i, now() - interval '1 hour' + i * interval '1 ms', 'we_x', 'evt_' || i FROM generate_series(1, 1000) i`},
+			"(timestamptz, int, timestamptz) AS "+store.ClaimDeliveriesPG, "(now(), 40, now() + interval '1 minute')")
+		Expect(plan).To(MatchRegexp(`Tid Scan on webhook_queue w\b`))
 	})
 
 	It("record webhook outcomes and claim due deliveries in one call", func() {
@@ -640,27 +650,12 @@ var _ = Describe("Queues", func() {
 		// (the first VACUUM comes once that many have left), of which 50 are left; a join to the
 		// outcomes by delivery id was planned over such a queue as a hash join over a scan of the
 		// whole table, which grows until the next VACUUM.
-		var plan []string
-		err := st.DB().Transaction(func(tx *gorm.DB) error {
-			for _, q := range []string{`INSERT INTO webhook_queue (delivery_id, due_at, endpoint_id, event_id)
-					SELECT 'whd_' || lpad(i::text, 26, '0'), now() + i * interval '1 ms', 'we_' || lpad('', 26, 'x'), 'evt_' || lpad(i::text, 26, '0')
-					FROM generate_series(1, 2000) i`,
-				`DELETE FROM webhook_queue WHERE delivery_id <= 'whd_' || lpad('1950', 26, '0')`,
-				"ANALYZE webhook_queue", "SET LOCAL plan_cache_mode = force_generic_plan",
-				"PREPARE webhook_record_plan (text[], text[], int[], int[], text[], timestamptz[], timestamptz, tid[]) AS " + store.RecordLocatedPG} {
-				if err := tx.Exec(q).Error; err != nil {
-					return err
-				}
-			}
-			defer tx.Exec("DEALLOCATE webhook_record_plan")
-			if err := tx.Raw(`EXPLAIN EXECUTE webhook_record_plan ('{a,b}', '{succeeded,pending}', '{1,1}', '{204,500}', '{NULL,x}',
-				'{NULL,NULL}', now(), '{"(0,1)","(0,2)"}')`).Scan(&plan).Error; err != nil {
-				return err
-			}
-			return errors.New("rolled back")
-		})
-		Expect(err).To(MatchError("rolled back"))
-		text := strings.Join(plan, "\n")
+		text := genericPlan([]string{`INSERT INTO webhook_queue (delivery_id, due_at, endpoint_id, event_id)
+				SELECT 'whd_' || lpad(i::text, 26, '0'), now() + i * interval '1 ms', 'we_' || lpad('', 26, 'x'), 'evt_' || lpad(i::text, 26, '0')
+				FROM generate_series(1, 2000) i`,
+			`DELETE FROM webhook_queue WHERE delivery_id <= 'whd_' || lpad('1950', 26, '0')`},
+			"(text[], text[], int[], int[], text[], timestamptz[], timestamptz, tid[]) AS "+store.RecordLocatedPG,
+			`('{a,b}', '{succeeded,pending}', '{1,1}', '{204,500}', '{NULL,x}', '{NULL,NULL}', now(), '{"(0,1)","(0,2)"}')`)
 		Expect(text).To(MatchRegexp(`(?s)Delete on webhook_queue w_1\b.*Tid Scan on webhook_queue w_1\b`))
 		Expect(text).NotTo(MatchRegexp(`Seq Scan on webhook_queue`))
 	})
@@ -690,7 +685,6 @@ var _ = Describe("Queues", func() {
 	})
 
 	It("vacuum the webhook queue on PostgreSQL no more often than the least time between VACUUMs, however many rows left it", func() {
-		DeferCleanup(store.SetTidyQueue(3, time.Hour))
 		record := func(n int) {
 			var outs []store.DeliveryOutcome
 			for range n {
@@ -698,14 +692,7 @@ var _ = Describe("Queues", func() {
 			}
 			Expect(st.RecordDeliveries(ctx, outs, now)).To(Succeed())
 		}
-		record(3)
-		if st.Dialect() != store.Postgres {
-			Consistently(st.WebhookVacuums).Within(200 * time.Millisecond).Should(BeZero())
-			return
-		}
-		Eventually(st.WebhookVacuums).Within(10*time.Second).Should(BeEquivalentTo(1), "the first VACUUM waits for no interval")
-		record(6)
-		Consistently(st.WebhookVacuums).Within(300*time.Millisecond).Should(BeEquivalentTo(1), "6 rows left within the hour")
+		spacedVacuums(record, st.WebhookVacuums)
 	})
 
 	It("are never truncated by a VACUUM on PostgreSQL, whose lock would hold back every claim", func() {
