@@ -52,8 +52,12 @@ func IsOptionalScanPlan(m *pgtype.Map, oid uint32, format int16, target any) boo
 	return false
 }
 
-// LoadSendContextsPG is the send read's statement on PostgreSQL, for a spec of its plan.
-var LoadSendContextsPG = loadSendContextsPG
+// LoadSendContextsPG and LoadSendContextsEachPG are the send read's statements on PostgreSQL, for
+// a spec of their plans.
+var (
+	LoadSendContextsPG     = loadSendContextsPG
+	LoadSendContextsEachPG = loadSendContextsEachPG
+)
 
 // BackendPID is the process id of the PostgreSQL backend that the store's next pgx statement runs
 // on (a pinned store's own connection).

@@ -102,6 +102,45 @@ func BenchmarkLoadSendContexts(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadSendContextsAccounts reads the contexts of batches of 256 sends to new
+// recipients shared among several accounts of one project, each account with its number, and
+// reports the time and, on PostgreSQL, its backends' CPU per batch.
+func BenchmarkLoadSendContextsAccounts(b *testing.B) {
+	ctx := context.Background()
+	st, p, first, _ := benchSender(ctx, b)
+	accounts := []string{first.ID}
+	for _, n := range []int{1, 8, 32, 33, 64, 256} {
+		for len(accounts) < n {
+			a := &store.Account{ProjectID: p.ID, Name: fmt.Sprintf("bench %d", len(accounts))}
+			if err := st.CreateAccount(ctx, a); err != nil {
+				b.Fatal(err)
+			}
+			number := &store.PhoneNumber{ProjectID: p.ID, AccountID: &a.ID, Number: fmt.Sprintf("+1800556%04d", len(accounts)),
+				Type: store.NumberTollFree, Country: "US", Carrier: "sim"}
+			if err := st.InsertPhoneNumber(ctx, number); err != nil {
+				b.Fatal(err)
+			}
+			accounts = append(accounts, a.ID)
+		}
+		b.Run(fmt.Sprintf("accounts=%d", n), func(b *testing.B) {
+			keys := make([]store.SendContextKey, 256)
+			for i := range keys {
+				keys[i] = store.SendContextKey{ProjectID: p.ID, AccountID: accounts[i%n], Recipient: fmt.Sprintf("+1647%07d", i)}
+			}
+			cpu := backendCPU(b, st)
+			for b.Loop() {
+				scs, _, err := st.LoadSendContexts(ctx, keys)
+				if err != nil || scs[255] == nil || scs[255].Sender == nil {
+					b.Fatal("no context", err)
+				}
+			}
+			if st.Dialect() == store.Postgres {
+				b.ReportMetric((backendCPU(b, st)-cpu).Seconds()*1e6/float64(b.N), "pg-µs/batch")
+			}
+		})
+	}
+}
+
 // benchSends opens benchSender's store with a webhook endpoint subscribed to message.delivered
 // only, as in the e2e benchmark (and, on PostgreSQL, pg_stat_statements), and returns it with
 // whether it is PostgreSQL and a maker of plain sends to new recipients, each with its new

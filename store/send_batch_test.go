@@ -93,6 +93,42 @@ var _ = Describe("Batched sends", func() {
 		Expect(scs[4].Known.Conversation.ID).To(Equal(first.New.Conversation.ID))
 	})
 
+	It("reads a batch of sends from many accounts (each account's context read for every send) as LoadSendContext reads each", func(ctx context.Context) {
+		known := handset()
+		first := fresh(known)
+		_, err := st.InsertOutboundBatch(ctx, []store.OutboundSend{first})
+		Expect(err).NotTo(HaveOccurred())
+		// More accounts than the read takes once each (store.sendReadContextsMax, 32), one of them archived.
+		keys := []store.SendContextKey{{ProjectID: project, AccountID: account, Recipient: known}}
+		for i := range 40 {
+			a := &store.Account{ProjectID: project, Name: fmt.Sprintf("many %d", i)}
+			Expect(st.CreateAccount(ctx, a)).To(Succeed())
+			if i%2 == 0 {
+				Expect(st.InsertPhoneNumber(ctx, &store.PhoneNumber{ProjectID: project, AccountID: &a.ID,
+					Number: fmt.Sprintf("+1998%07d", batchHandsets.Add(1)), Type: store.NumberTollFree, Country: "US", Carrier: "sim"})).To(Succeed())
+			}
+			keys = append(keys, store.SendContextKey{ProjectID: project, AccountID: a.ID, Recipient: handset()})
+		}
+		Expect(st.DB().WithContext(ctx).Exec("UPDATE accounts SET archived_at = ? WHERE id = ?", now, keys[7].AccountID).Error).To(Succeed())
+		keys = append(keys, store.SendContextKey{ProjectID: project, AccountID: "acct_missing", Recipient: known},
+			store.SendContextKey{ProjectID: project, AccountID: account, Ref: number.Number, Recipient: known})
+		scs, errs, err := st.LoadSendContexts(ctx, keys)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(errs[len(keys)-2]).To(MatchError(store.ErrNotFound))
+		for i, k := range keys {
+			if i == len(keys)-2 {
+				continue
+			}
+			Expect(errs[i]).NotTo(HaveOccurred())
+			one, err := st.LoadSendContext(ctx, k.ProjectID, k.AccountID, k.Ref, k.Recipient)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(utcTimes(scs[i])).To(Equal(utcTimes(one)), "key %d", i)
+		}
+		Expect(scs[0].Known.Conversation.ID).To(Equal(first.New.Conversation.ID))
+		Expect(scs[7].Archived).To(BeTrue())
+		Expect(scs[2].Sender).To(BeNil())
+	})
+
 	It("writes a batch's new pairs, events and known-pair messages together, and skips only a send whose contact exists by then", func(ctx context.Context) {
 		ep := &store.WebhookEndpoint{ID: store.NewID(store.PrefixWebhookEndpoint), ProjectID: project, URL: "https://hooks.example/batch",
 			Secret: "whsec_batch", Events: "conversation.created", Enabled: true, CreatedAt: now, UpdatedAt: now}
@@ -145,24 +181,30 @@ var _ = Describe("Batched sends", func() {
 		}
 		// The read runs its generic plan (store.LoadSendContexts), which a connection may make
 		// while contacts is empty, as on a new database: emptied here in a transaction that is
-		// rolled back.
-		var plan []string
-		err := st.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			for _, q := range []string{"TRUNCATE contacts CASCADE", "SET LOCAL plan_cache_mode = force_generic_plan",
-				"PREPARE send_read_plan (text[], text[], text[], int[], text[], bool[]) AS " + store.LoadSendContextsPG} {
-				if err := tx.Exec(q).Error; err != nil {
+		// rolled back. Both statements: a batch's contexts read once each, and each send's read
+		// for itself (a batch of many accounts).
+		for _, read := range []struct{ params, statement, args string }{
+			{"text[], text[], text[], int[], text[], bool[]", store.LoadSendContextsPG, `'{p}', '{a}', '{""}', '{1}', '{+16475550100}', '{t}'`},
+			{"text[], text[], text[], text[]", store.LoadSendContextsEachPG, `'{p}', '{a}', '{""}', '{+16475550100}'`},
+		} {
+			var plan []string
+			err := st.DB().WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+				for _, q := range []string{"TRUNCATE contacts CASCADE", "SET LOCAL plan_cache_mode = force_generic_plan",
+					"PREPARE send_read_plan (" + read.params + ") AS " + read.statement} {
+					if err := tx.Exec(q).Error; err != nil {
+						return err
+					}
+				}
+				defer tx.Exec("DEALLOCATE send_read_plan")
+				if err := tx.Raw(`EXPLAIN EXECUTE send_read_plan (` + read.args + `)`).Scan(&plan).Error; err != nil {
 					return err
 				}
-			}
-			defer tx.Exec("DEALLOCATE send_read_plan")
-			if err := tx.Raw(`EXPLAIN EXECUTE send_read_plan ('{p}', '{a}', '{""}', '{1}', '{+16475550100}', '{t}')`).Scan(&plan).Error; err != nil {
-				return err
-			}
-			return errors.New("rolled back")
-		})
-		Expect(err).To(MatchError("rolled back"))
-		Expect(strings.Join(plan, "\n")).To(And(ContainSubstring("using contacts_account_phone on contacts"),
-			Not(ContainSubstring("using contacts_account on contacts"))))
+				return errors.New("rolled back")
+			})
+			Expect(err).To(MatchError("rolled back"))
+			Expect(strings.Join(plan, "\n")).To(And(ContainSubstring("using contacts_account_phone on contacts"),
+				Not(ContainSubstring("using contacts_account on contacts"))), read.params)
+		}
 	})
 
 	It("writes one new contact per recipient when a batch holds two sends to it", func(ctx context.Context) {
