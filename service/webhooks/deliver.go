@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/switchboard/switchboard/kit"
 	"github.com/switchboard/switchboard/store"
@@ -382,8 +383,14 @@ const webhookDeferral = 10 * time.Second
 func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status int, failure, outcome string) {
 	// A span per attempt, in the trace of the work that made the event (the request that sent
 	// a message, for message.*), whose traceparent the endpoint also gets.
-	// Its attributes are made only when it is recorded (tracing is off by default).
-	ctx, span := tracer().Start(kit.WithTraceparent(ctx, work.Event.Traceparent), "webhook.attempt", clientSpan)
+	// Its attributes are made only when it is recorded (tracing is off by default). While the
+	// process has no tracer provider (untraced), no span is started: the global provider's would
+	// record nothing, and the endpoint gets the same traceparent, the event's.
+	ctx = kit.WithTraceparent(ctx, work.Event.Traceparent)
+	var span trace.Span = noop.Span{}
+	if otel.GetTracerProvider() != untraced {
+		ctx, span = tracer().Start(ctx, "webhook.attempt", clientSpan)
+	}
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("switchboard.event_id", work.Event.ID),
 			attribute.String("switchboard.event_type", work.Event.Type), attribute.String("switchboard.endpoint_id", work.Endpoint.ID),
@@ -600,6 +607,10 @@ func RedactURL(raw string) string {
 	}
 	return u.Redacted()
 }
+
+// untraced is the global tracer provider the process starts with, which records nothing: until
+// another is set (tracing on), attempts start no span.
+var untraced = otel.GetTracerProvider()
 
 // tracer makes the spans of webhook attempts with the process's current provider, a no-op unless
 // tracing is on. It is looked up at each use: a tracer kept from before the provider was set would
