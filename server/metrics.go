@@ -42,8 +42,15 @@ type requestSeries struct {
 	latency prometheus.Observer
 }
 
-// observeRequest counts a request answered with status and records its latency.
+// observeRequest counts a request answered with status and records its latency. Requests of
+// no operation ("unknown") go to the vectors directly: their method is whatever the client sent,
+// and series keeps only the bounded set of the operations' (each new series copies the map).
 func (m *metrics) observeRequest(op, method string, status int, elapsed time.Duration) {
+	if op == "unknown" {
+		m.requests.WithLabelValues(op, method, strconv.Itoa(status)).Inc()
+		m.latency.WithLabelValues(op, method).Observe(elapsed.Seconds())
+		return
+	}
 	k := requestKey{op, method, status}
 	var rs *requestSeries
 	if all := m.series.Load(); all != nil {
