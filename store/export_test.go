@@ -79,5 +79,5 @@ func (s *Store) FailPinned(ctx context.Context) error {
 const ClaimDeliveriesPG = "WITH " + claimDeliveriesPG
 
 // RecordLocatedPG is the statement that records outcomes whose queue rows' places are known, on
-// PostgreSQL, for a spec of its plan: $1-$8 as recordDeliveriesArgs has them.
+// PostgreSQL, for a spec of its plan: $1-$9 as recordDeliveriesArgs has them.
 var RecordLocatedPG = "WITH " + recordDeliveriesPG(1, nil) + " SELECT COUNT(*) FROM f"

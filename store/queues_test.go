@@ -575,6 +575,29 @@ var _ = Describe("Queues", func() {
 		Expect(webhookQueue()).To(BeZero())
 	})
 
+	It("date a success's delivery when its endpoint answered, not when the success was recorded", func() {
+		d1, d2 := delivery(), delivery()
+		answered, recorded := now.Add(time.Second), now.Add(2*time.Second)
+		for _, record := range []func([]store.DeliveryOutcome) error{
+			func(outs []store.DeliveryOutcome) error { return st.RecordDeliveries(ctx, outs, recorded) },
+			func(outs []store.DeliveryOutcome) error {
+				_, err := st.RecordAndClaimDeliveries(ctx, outs, recorded, 0, time.Minute)
+				return err
+			},
+		} {
+			Expect(record([]store.DeliveryOutcome{
+				{ID: d1.ID, Attempts: 1, Status: 204, State: store.DeliverySucceeded, AnsweredAt: answered},
+				{ID: d2.ID, Attempts: 1, Status: 204, State: store.DeliverySucceeded}})).To(Succeed())
+			got, err := st.GetWebhookDelivery(ctx, d1.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.DeliveredAt).To(HaveValue(BeTemporally("==", answered)))
+			got, err = st.GetWebhookDelivery(ctx, d2.ID)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(got.DeliveredAt).To(HaveValue(BeTemporally("==", recorded)), "no answer's time: the record's")
+			d1, d2 = delivery(), delivery()
+		}
+	})
+
 	It("take a delivery out of the webhook queue when its outcome ends it, even one recorded second", func() {
 		d1, d2 := delivery(), delivery()
 		Expect(webhookQueue()).To(BeEquivalentTo(2))
@@ -654,8 +677,8 @@ var _ = Describe("Queues", func() {
 				SELECT 'whd_' || lpad(i::text, 26, '0'), now() + i * interval '1 ms', 'we_' || lpad('', 26, 'x'), 'evt_' || lpad(i::text, 26, '0')
 				FROM generate_series(1, 2000) i`,
 			`DELETE FROM webhook_queue WHERE delivery_id <= 'whd_' || lpad('1950', 26, '0')`},
-			"(text[], text[], int[], int[], text[], timestamptz[], timestamptz, tid[]) AS "+store.RecordLocatedPG,
-			`('{a,b}', '{succeeded,pending}', '{1,1}', '{204,500}', '{NULL,x}', '{NULL,NULL}', now(), '{"(0,1)","(0,2)"}')`)
+			"(text[], text[], int[], int[], text[], timestamptz[], timestamptz, tid[], timestamptz[]) AS "+store.RecordLocatedPG,
+			`('{a,b}', '{succeeded,pending}', '{1,1}', '{204,500}', '{NULL,x}', '{NULL,NULL}', now(), '{"(0,1)","(0,2)"}', ARRAY[now(), now()])`)
 		Expect(text).To(MatchRegexp(`(?s)Delete on webhook_queue w_1\b.*Tid Scan on webhook_queue w_1\b`))
 		Expect(text).NotTo(MatchRegexp(`Seq Scan on webhook_queue`))
 	})

@@ -157,6 +157,18 @@ type DeliveryOutcome struct {
 	// QueueRow is where the claim left the delivery's queue row (DeliveryWork.QueueRow): give it
 	// back so that the record finds the row by it (PostgreSQL), rather than by delivery id.
 	QueueRow QueueRow
+	// AnsweredAt is when the endpoint answered the attempt: a success's delivered_at. Zero: the
+	// record's time. Successes are recorded in groups, up to tens of milliseconds after their
+	// answers.
+	AnsweredAt time.Time
+}
+
+// deliveredAt is a success's delivered_at when recorded at at.
+func (o *DeliveryOutcome) deliveredAt(at time.Time) time.Time {
+	if o.AnsweredAt.IsZero() {
+		return at
+	}
+	return o.AnsweredAt.UTC()
 }
 
 // RecordDeliveries records the outcomes of attempts at at, for deliveries still pending (an
@@ -181,7 +193,7 @@ func (s *Store) RecordDeliveries(ctx context.Context, outs []DeliveryOutcome, at
 					fields["last_status"] = nil
 				}
 				if o.State == DeliverySucceeded {
-					fields["delivered_at"] = at
+					fields["delivered_at"] = o.deliveredAt(at)
 				}
 				res := tx.q(ctx).Model(&WebhookDelivery{}).Where("id = ? AND status = ?", o.ID, DeliveryPending).Updates(fields)
 				if res.Error != nil {
@@ -244,7 +256,7 @@ func recordDeliveriesPG(first int, outs []DeliveryOutcome) string {
 	if located(outs) {
 		q = recordLocatedCTEs
 	}
-	for k := 7; k >= 0; k-- {
+	for k := 8; k >= 0; k-- {
 		name := "$N"
 		if k > 0 {
 			name += strconv.Itoa(k)
@@ -265,13 +277,13 @@ func located(outs []DeliveryOutcome) bool {
 }
 
 // recordOutcomesCTEs are the common table expressions v and u of recordDeliveriesPG's text, its
-// parameters named $N, $N1 … $N7.
+// parameters named $N, $N1 … $N8.
 const recordOutcomesCTEs = `v AS (SELECT DISTINCT ON (id) * FROM unnest($N::text[], $N1::text[], $N2::int[], $N3::int[], $N4::text[],
-			$N5::timestamptz[], $N7::tid[]) AS v(id, state, attempts, status, error, next, tid) ORDER BY id),
+			$N5::timestamptz[], $N7::tid[], $N8::timestamptz[]) AS v(id, state, attempts, status, error, next, tid, answered) ORDER BY id),
 		u AS (UPDATE webhook_deliveries d SET status = v.state, attempts = v.attempts,
 				last_status = CASE WHEN v.status <> 0 THEN v.status WHEN v.error IS NULL THEN d.last_status END,
 				last_error = v.error, next_attempt_at = v.next,
-				delivered_at = CASE WHEN v.state = 'succeeded' THEN $N6 ELSE d.delivered_at END, updated_at = $N6
+				delivered_at = CASE WHEN v.state = 'succeeded' THEN v.answered ELSE d.delivered_at END, updated_at = $N6
 			FROM v WHERE d.id = v.id AND d.status = 'pending' RETURNING d.id, d.status, d.attempts, d.next_attempt_at),
 		`
 
@@ -291,12 +303,12 @@ func recordDeliveriesArgs(outs []DeliveryOutcome, at time.Time) []any {
 	n := len(outs)
 	ids, states, errs := make([]string, n), make([]string, n), make([]*string, n)
 	attempts, status := make([]int32, n), make([]int32, n)
-	next, tids := make([]*time.Time, n), make([]pgtype.TID, n)
+	next, tids, answered := make([]*time.Time, n), make([]pgtype.TID, n), make([]time.Time, n)
 	for i, o := range outs {
 		ids[i], states[i], errs[i], attempts[i], status[i], next[i] = o.ID, o.State, o.Error, int32(o.Attempts), int32(o.Status), o.NextAttemptAt
-		tids[i] = o.QueueRow.tid
+		tids[i], answered[i] = o.QueueRow.tid, o.deliveredAt(at)
 	}
-	return []any{ids, states, attempts, status, errs, next, at, tids}
+	return []any{ids, states, attempts, status, errs, next, at, tids, answered}
 }
 
 // endedCount is how many distinct deliveries outcomes end (leave the queue).

@@ -356,14 +356,14 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 	if failure == "" && work.Endpoint.FailingSince == nil {
 		// recordAll's simple case, recorded by the next claim.
 		if b := succ.add(store.DeliveryOutcome{ID: work.Delivery.ID, Attempts: attempt, Status: status,
-			State: store.DeliverySucceeded, QueueRow: work.QueueRow}); b != nil {
+			State: store.DeliverySucceeded, QueueRow: work.QueueRow, AnsweredAt: w.now()}); b != nil {
 			<-b.over
 			if b.err == nil {
 				return
 			}
 		}
 	}
-	w.record(ctx, attemptRecord{work: work, attempt: attempt, status: status, failure: failure})
+	w.record(ctx, attemptRecord{work: work, attempt: attempt, status: status, failure: failure, answered: w.now()})
 }
 
 // record records an attempt through the group commit; an error leaves the delivery to be attempted
@@ -507,6 +507,8 @@ type attemptRecord struct {
 	attempt int
 	status  int
 	failure string
+	// answered is when the attempt ended (a success's delivered_at); zero: the record's time.
+	answered time.Time
 }
 
 // recordAll writes the outcomes of concurrent attempts: a success ends its delivery and a failure
@@ -520,7 +522,7 @@ func (w *Service) recordAll(ctx context.Context, recs []attemptRecord) ([]struct
 	var failed, disabled int // counted once written
 	for i, r := range recs {
 		o := store.DeliveryOutcome{ID: r.work.Delivery.ID, Attempts: r.attempt, Status: r.status, State: store.DeliverySucceeded,
-			QueueRow: r.work.QueueRow}
+			QueueRow: r.work.QueueRow, AnsweredAt: r.answered}
 		if r.failure != "" {
 			simple = false
 			failure := r.failure
