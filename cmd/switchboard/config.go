@@ -96,7 +96,7 @@ type Config struct {
 	// SMPP configures the SMPP adapter (see carrier_smpp.go); required when Carrier is smpp.
 	SMPP SMPPConfig
 	// GCPercent is serve's garbage collection target, as Go's GOGC (which wins when set): the
-	// heap grows this many percent over the live data before a collection. Defaults to 400
+	// heap grows this many percent over the live data before a collection. Defaults to 800
 	// (see runtime.go).
 	GCPercent int
 	// MemoryLimit is serve's soft memory limit, as Go's GOMEMLIMIT (which wins when set): "auto"

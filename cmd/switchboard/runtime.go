@@ -10,18 +10,17 @@ import (
 	"strings"
 )
 
-// The garbage collector's settings for serve. At full load the server allocates tens of
+// The garbage collector's settings for serve. At full load the server allocates a few hundred
 // megabytes a second (request and response bodies, statements' arguments, webhook bodies) over a
-// live heap of a few tens of megabytes; at Go's default GOGC of 100 the collector then ran about
-// ten times a second and took 10–15% of the process's CPU. A higher target trades memory for
-// that CPU; the soft memory limit keeps the trade inside the machine or container: near the
-// limit the collector works as hard as it must, whatever the target. A target of 800 halved the
-// collector's share again (about 5% to 2.5% of the server's CPU in the e2e bench) but the server
-// took 3–5% more CPU per message at the same rate (allocation and the request path slower over
-// the larger heap), and its resident memory grew from about 175 to 300 MB: 400 stays.
+// live heap of about twenty megabytes; at Go's default GOGC of 100 the collector then ran about
+// ten times a second and took 10–15% of the process's CPU, at 400 about 5–6% (e2e bench, 5,000
+// messages/s), at 800 about 2.5–3.5%. A higher target trades memory for that CPU: the heap may grow
+// to nine times the live data between collections. The soft memory limit keeps the trade inside
+// the machine or container: near the limit the collector works as hard as it must, whatever the
+// target.
 
 // defaultGCPercent is the default of gc-percent (Go's GOGC) for serve.
-const defaultGCPercent = 400
+const defaultGCPercent = 800
 
 // memoryLimitShare is the part of a container's memory limit that memory-limit "auto" takes as
 // the soft limit, leaving room for what the Go runtime does not count (stacks in use by cgo, the

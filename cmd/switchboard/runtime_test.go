@@ -23,10 +23,10 @@ var _ = Describe("the Go runtime settings of serve", func() {
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 
-	It("default to a GC target of 400 and a limit of 90% of the container's memory", func() {
+	It("default to a GC target of 800 and a limit of 90% of the container's memory", func() {
 		cfg, err := serveConfig()
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cfg.GCPercent).To(Equal(400))
+		Expect(cfg.GCPercent).To(Equal(800))
 		Expect(cfg.MemoryLimit).To(Equal("auto"))
 		Expect(cfg.memoryLimit).To(Equal(int64(-1)))
 	})
