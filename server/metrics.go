@@ -43,10 +43,13 @@ type requestSeries struct {
 }
 
 // observeRequest counts a request answered with status and records its latency. Requests of
-// no operation ("unknown") go to the vectors directly: their method is whatever the client sent,
-// and series keeps only the bounded set of the operations' (each new series copies the map).
+// no operation ("unknown") go to the vectors directly, and series keeps only the bounded set of
+// the operations' (each new series copies the map). A method label is one of HTTP's methods or
+// "other": a request's method is whatever token the client sent, and each distinct one would be
+// a series of its own, for as long as the process lives.
 func (m *metrics) observeRequest(op, method string, status int, elapsed time.Duration) {
 	if op == "unknown" {
+		method = metricMethod(method)
 		m.requests.WithLabelValues(op, method, strconv.Itoa(status)).Inc()
 		m.latency.WithLabelValues(op, method).Observe(elapsed.Seconds())
 		return
@@ -61,6 +64,17 @@ func (m *metrics) observeRequest(op, method string, status int, elapsed time.Dur
 	}
 	rs.count.Inc()
 	rs.latency.Observe(elapsed.Seconds())
+}
+
+// metricMethod is method as a metric's label: itself when it is one of HTTP's methods, "other"
+// otherwise.
+func metricMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
 }
 
 // addSeries returns k's series, storing it with the others if it is new.

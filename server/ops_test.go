@@ -202,6 +202,16 @@ var _ = Describe("Operations", func() {
 			Expect(requestCount(text, "unknown", "GET", 404)).To(BeNumerically(">=", 1))
 			Expect(text).NotTo(ContainSubstring("zq4242"), "a number in the text may well contain 4242")
 		})
+
+		It("labels a method that is not one of HTTP's as other, so that clients cannot make series without end", func() {
+			before := requestCount(metricsText(), "unknown", "other", 404) + requestCount(metricsText(), "unknown", "other", 405)
+			for _, method := range []string{"ZQFOO1", "ZQFOO2", "ZQFOO3"} {
+				Expect(t.request(method, "/accounts", nil).Status).To(BeNumerically(">=", 400))
+			}
+			text := metricsText()
+			Expect(text).NotTo(ContainSubstring("ZQFOO"))
+			Expect(requestCount(text, "unknown", "other", 404) + requestCount(text, "unknown", "other", 405)).To(Equal(before + 3))
+		})
 	})
 
 	Describe("/docs", func() {
