@@ -3,9 +3,19 @@ package kit
 import (
 	"context"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
+
+// untraced is the global tracer provider the process starts with, which records nothing.
+var untraced = otel.GetTracerProvider()
+
+// Traced reports whether the process has a tracer provider of its own (tracing on, which also
+// sets the traceparent propagator). Until one is set a span records nothing and carries no trace,
+// and the hot paths start none: a span costs a context and the span itself (a request's, a
+// webhook attempt's, a carrier submission's).
+func Traced() bool { return otel.GetTracerProvider() != untraced }
 
 // traceContext reads and writes W3C trace context; it is used whatever global propagator the
 // process has, since a stored traceparent is always in this format.

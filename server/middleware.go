@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"golang.org/x/time/rate"
 
+	"github.com/switchboard/switchboard/kit"
 	"github.com/switchboard/switchboard/service"
 	"github.com/switchboard/switchboard/store"
 )
@@ -47,21 +48,15 @@ func composed(mws []echo.MiddlewareFunc) echo.MiddlewareFunc {
 // serverSpan is the option of every request's span (made once: an option is an allocation).
 var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
 
-// untraced is the global tracer provider the process starts with, which records nothing. Until
-// another is set (tracing on, which also sets the traceparent propagator), a request's span would
-// record nothing and carry no trace: observe starts none, and saves the request a context, a
-// span and a copy of the request.
-var untraced = otel.GetTracerProvider()
-
 // observe is the outermost middleware: it renders any error so the final status is known, then
 // records metrics, the access log and, for authenticated requests, the API log.
 func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
 		// A span per request, continuing the caller's trace (traceparent) when it sends one; none
-		// while the process has no tracer provider (untraced).
+		// while tracing is off (kit.Traced), which also spares the request's copy.
 		var span trace.Span = noop.Span{}
-		if otel.GetTracerProvider() != untraced {
+		if kit.Traced() {
 			req := c.Request()
 			ctx := otel.GetTextMapPropagator().Extract(req.Context(), propagation.HeaderCarrier(req.Header))
 			ctx, span = tracer().Start(ctx, req.Method, serverSpan)

@@ -384,11 +384,11 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	// A span per attempt, in the trace of the work that made the event (the request that sent
 	// a message, for message.*), whose traceparent the endpoint also gets.
 	// Its attributes are made only when it is recorded (tracing is off by default). While the
-	// process has no tracer provider (untraced), no span is started: the global provider's would
+	// process traces nothing (kit.Traced), no span is started: the global provider's would
 	// record nothing, and the endpoint gets the same traceparent, the event's.
 	ctx = kit.WithTraceparent(ctx, work.Event.Traceparent)
 	var span trace.Span = noop.Span{}
-	if otel.GetTracerProvider() != untraced {
+	if kit.Traced() {
 		ctx, span = tracer().Start(ctx, "webhook.attempt", clientSpan)
 	}
 	if span.IsRecording() {
@@ -609,10 +609,6 @@ func RedactURL(raw string) string {
 	}
 	return u.Redacted()
 }
-
-// untraced is the global tracer provider the process starts with, which records nothing: until
-// another is set (tracing on), attempts start no span.
-var untraced = otel.GetTracerProvider()
 
 // tracer makes the spans of webhook attempts with the process's current provider, a no-op unless
 // tracing is on. It is looked up at each use: a tracer kept from before the provider was set would
