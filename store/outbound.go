@@ -257,12 +257,18 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 				}
 				got := make([]Finished, 0, n) // at most one a message; scanned in place
 				var mms []string
+				// The rows of one sender and account repeat their text (textInterner).
+				var texts textInterner
 				for rows.Next() {
 					got = append(got, Finished{})
 					f := &got[len(got)-1]
 					dest := append(messageDest(&f.Message), &f.WasSending)
 					dest = append(append(dest, contactDest(&f.Contact)...), numberDest(&f.PhoneNumber)...)
-					if err := rows.Scan(dest...); err != nil {
+					if err := rows.Scan(texts.dest(dest)...); err != nil {
+						rows.Close()
+						return err
+					}
+					if err := texts.assign(); err != nil {
 						rows.Close()
 						return err
 					}
