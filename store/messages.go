@@ -634,12 +634,6 @@ func (s *Store) LoadSendContext(ctx context.Context, projectID, accountID, ref, 
 			}
 		}
 	}
-	deref := func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	}
 	out.Sender = &Sender{PhoneNumber: PhoneNumber{ID: *row.ID, ProjectID: deref(row.ProjectID), AccountID: row.AccountID,
 		Number: deref(row.Number), Type: deref(row.Type), Country: deref(row.Country), Name: row.Name, Metadata: row.Metadata,
 		Carrier: deref(row.Carrier), CampaignID: row.CampaignID, AttachmentStatus: row.AttachmentStatus},

@@ -264,11 +264,7 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 					f := &got[len(got)-1]
 					dest := append(messageDest(&f.Message), &f.WasSending)
 					dest = append(append(dest, contactDest(&f.Contact)...), numberDest(&f.PhoneNumber)...)
-					if err := rows.Scan(texts.dest(dest)...); err != nil {
-						rows.Close()
-						return err
-					}
-					if err := texts.assign(); err != nil {
+					if err := texts.scan(rows, dest); err != nil {
 						rows.Close()
 						return err
 					}

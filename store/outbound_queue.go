@@ -234,10 +234,7 @@ func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now tim
 			w := &out[len(out)-1]
 			dest := append(messageDest(&w.Message), &w.Claimed, &w.Attempts)
 			dest = append(append(dest, contactDest(&w.Contact)...), numberDest(&w.PhoneNumber)...)
-			if err := rows.Scan(texts.dest(append(dest, &reason, &blockedAt, &retryAfter, &w.QueueRow.tid))...); err != nil {
-				return err
-			}
-			if err := texts.assign(); err != nil {
+			if err := texts.scan(rows, append(dest, &reason, &blockedAt, &retryAfter, &w.QueueRow.tid)); err != nil {
 				return err
 			}
 			utcMessage(&w.Message)

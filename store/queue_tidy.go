@@ -63,20 +63,20 @@ type queueTidy struct {
 // the caller's transaction commits) when enough have since the last time, and long enough ago.
 func (s *Store) leftOutbound(n int) {
 	if t := s.tidy; t != nil {
-		s.leftQueue(&t.outbound, "outbound_queue", n, tidyQueueInterval)
+		s.leftQueue(&t.outbound, "outbound_queue", n)
 	}
 }
 
 // leftWebhooks is leftOutbound for webhook_queue.
 func (s *Store) leftWebhooks(n int) {
 	if t := s.tidy; t != nil {
-		s.leftQueue(&t.webhooks, "webhook_queue", n, tidyQueueInterval)
+		s.leftQueue(&t.webhooks, "webhook_queue", n)
 	}
 }
 
-func (s *Store) leftQueue(q *queueTidy, table string, n int, interval time.Duration) {
+func (s *Store) leftQueue(q *queueTidy, table string, n int) {
 	if s.dialect != Postgres || n <= 0 || q.left.Add(int64(n)) < tidyQueueEvery ||
-		time.Since(time.Unix(0, q.last.Load())) < interval {
+		time.Since(time.Unix(0, q.last.Load())) < tidyQueueInterval {
 		return
 	}
 	pool := s.tidy.pool

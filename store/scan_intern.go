@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -14,13 +15,21 @@ import (
 // column of every row: about 30 allocations a message in the dispatch claim, of which two thirds
 // held a string the previous row already had.
 //
-// For each row: dest swaps the row's text destinations for raw byte slots (pgx leaves each slot
-// pointing into its read buffer, valid until the next row), rows.Scan fills them with the rest,
-// and assign sets the strings.
+// For each row, scan: dest swaps the row's text destinations for raw byte slots (pgx leaves each
+// slot pointing into its read buffer, valid until the next row), rows.Scan fills them with the
+// rest, and assign sets the strings.
 type textInterner struct {
 	raw  []pgtype.DriverBytes
 	prev []string
 	to   []any
+}
+
+// scan scans the current row of rows into dest, as rows.Scan(dest...) would.
+func (t *textInterner) scan(rows pgx.Rows, dest []any) error {
+	if err := rows.Scan(t.dest(dest)...); err != nil {
+		return err
+	}
+	return t.assign()
 }
 
 // dest returns dest with each *string and **string destination replaced by a raw slot.

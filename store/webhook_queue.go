@@ -108,10 +108,7 @@ func (s *Store) RecordAndClaimDeliveries(ctx context.Context, outs []DeliveryOut
 			dest = append(dest[:0], &d.ID, &d.Attempts, &e.ID, &e.ProjectID, &e.URL, &e.Secret, &e.PreviousSecret,
 				&e.PreviousSecretUntil, &e.Enabled, &e.FailingSince, &v.ID, &v.ProjectID, &v.AccountID, &v.Type, &v.Data,
 				&v.CreatedAt, &v.Traceparent, &w.QueueRow.tid)
-			if err := rows.Scan(texts.dest(dest)...); err != nil {
-				return err
-			}
-			if err := texts.assign(); err != nil {
+			if err := texts.scan(rows, dest); err != nil {
 				return err
 			}
 			d.ProjectID, d.EndpointID, d.EventID, d.EventType, d.Status = v.ProjectID, e.ID, v.ID, v.Type, DeliveryPending

@@ -353,17 +353,18 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 	}
 	p.leave(seen)
 	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt)
+	answered := w.now()
 	if failure == "" && work.Endpoint.FailingSince == nil {
 		// recordAll's simple case, recorded by the next claim.
 		if b := succ.add(store.DeliveryOutcome{ID: work.Delivery.ID, Attempts: attempt, Status: status,
-			State: store.DeliverySucceeded, QueueRow: work.QueueRow, AnsweredAt: w.now()}); b != nil {
+			State: store.DeliverySucceeded, QueueRow: work.QueueRow, AnsweredAt: answered}); b != nil {
 			<-b.over
 			if b.err == nil {
 				return
 			}
 		}
 	}
-	w.record(ctx, attemptRecord{work: work, attempt: attempt, status: status, failure: failure, answered: w.now()})
+	w.record(ctx, attemptRecord{work: work, attempt: attempt, status: status, failure: failure, answered: answered})
 }
 
 // record records an attempt through the group commit; an error leaves the delivery to be attempted
