@@ -67,8 +67,10 @@ type endpointState struct {
 	lastUsed   time.Time            // when an attempt last left (real time)
 	lastAnswer time.Time            // when an attempt last got an answer (real time)
 	inFlight   map[uint64]time.Time // when each attempt in flight began (real time)
-	waiting    int
-	released   chan struct{} // closed, and replaced, whenever an attempt leaves while others wait
+	// waiting counts the attempts in enter's wait (sweep keeps their state); waiters are their
+	// channels in the order they came, the first of which an attempt's leave signals.
+	waiting int
+	waiters []chan struct{}
 	// latency is a moving average of the endpoint's attempt durations (answered or not).
 	latency time.Duration
 	// The breaker: unanswered attempts in a row; open until openUntil, then one probe at a time.
@@ -85,7 +87,7 @@ func newEndpointGuard(limit, slowLimit, threshold int, cooldown time.Duration, a
 func (g *endpointGuard) state(endpoint string) *endpointState {
 	s := g.endpoints[endpoint]
 	if s == nil {
-		s = &endpointState{inFlight: map[uint64]time.Time{}, released: make(chan struct{})}
+		s = &endpointState{inFlight: map[uint64]time.Time{}}
 		g.endpoints[endpoint] = s
 	}
 	return s
@@ -151,10 +153,28 @@ const (
 // as the endpoint is not slow, and is sent back (sendLater) when it is. When ctx ends while it
 // waits, it answers sendLater (the caller sees ctx's error). Only a sendNow verdict comes with a
 // pass, whose leave must be called.
+//
+// The attempts that wait for a slot at an endpoint queue: each leave wakes the first of them (it
+// woke all of them once, and all but one waited again, each with a new timer: a claim of 200
+// deliveries to one endpoint at its bound of 100 made thousands of wake-ups). A waiter woken that
+// does not take the slot (its context ended, the endpoint turned slow, its breaker opened) wakes
+// the next, so that each looks again as it did when all were woken; each also looks again after
+// 100 ms without a wake-up.
 func (g *endpointGuard) enter(ctx context.Context, endpoint string) (p *pass, verdict int, openUntil time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	s := g.state(endpoint)
+	var wake chan struct{}
+	var t *time.Timer
+	signalled := false
+	defer func() {
+		if t != nil {
+			t.Stop()
+		}
+		if signalled && p == nil {
+			s.wakeFirst() // the slot this waiter was woken for is the next one's
+		}
+	}()
 	for {
 		probe := false
 		if !s.openUntil.IsZero() {
@@ -179,23 +199,69 @@ func (g *endpointGuard) enter(ctx context.Context, endpoint string) (p *pass, ve
 			return nil, sendLater, time.Time{}
 		}
 		// A quick endpoint at its bound: wait a moment for one of its attempts to leave, and
-		// look again (it may have turned slow, or its breaker opened, meanwhile).
-		released := s.released
+		// look again (it may have turned slow, or its breaker opened, meanwhile). A waiter woken
+		// whose slot another attempt took first waits at the head of the queue again.
+		if wake == nil {
+			wake, t = make(chan struct{}, 1), time.NewTimer(100*time.Millisecond)
+		} else {
+			t.Reset(100 * time.Millisecond)
+		}
+		if signalled {
+			s.waiters = append(s.waiters, nil)
+			copy(s.waiters[1:], s.waiters)
+			s.waiters[0] = wake
+		} else {
+			s.waiters = append(s.waiters, wake)
+		}
 		s.waiting++
 		g.mu.Unlock()
-		t := time.NewTimer(100 * time.Millisecond)
 		select {
-		case <-released:
+		case <-wake:
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		t.Stop()
 		g.mu.Lock()
 		s.waiting--
+		// Out of the queue: a leave took it out when it signalled; otherwise take it out here.
+		signalled = !s.dropWaiter(wake)
+		if signalled {
+			select {
+			case <-wake: // the signal, when the timer or ctx was chosen over it
+			default:
+			}
+		}
 		if ctx.Err() != nil {
 			return nil, sendLater, time.Time{}
 		}
 	}
+}
+
+// wakeFirst wakes the first attempt waiting for a slot, if any. Called with g.mu held.
+func (s *endpointState) wakeFirst() {
+	if len(s.waiters) == 0 {
+		return
+	}
+	w := s.waiters[0]
+	s.waiters[0] = nil
+	s.waiters = s.waiters[1:]
+	if len(s.waiters) == 0 {
+		s.waiters = nil // lets the array go rather than crawl along it
+	}
+	w <- struct{}{} // never blocks: a waiter's channel holds one, and is in the queue once
+}
+
+// dropWaiter takes wake out of the queue and reports whether it was there (when it was not, a
+// leave took it out to wake it). Called with g.mu held.
+func (s *endpointState) dropWaiter(wake chan struct{}) bool {
+	for i, w := range s.waiters {
+		if w == wake {
+			copy(s.waiters[i:], s.waiters[i+1:])
+			s.waiters[len(s.waiters)-1] = nil
+			s.waiters = s.waiters[:len(s.waiters)-1]
+			return true
+		}
+	}
+	return false
 }
 
 // leave ends the attempt: it frees its slot and, unless abandoned, feeds its duration and whether
@@ -208,10 +274,7 @@ func (p *pass) leave(outcome int) {
 	took := now.Sub(s.inFlight[p.id])
 	delete(s.inFlight, p.id)
 	s.lastUsed = now
-	if s.waiting > 0 { // a channel only waiters hold (they take it under g.mu)
-		close(s.released)
-		s.released = make(chan struct{})
-	}
+	s.wakeFirst()
 	if p.probe {
 		s.probing = false
 	}

@@ -70,6 +70,29 @@ var _ = Describe("The webhook endpoint guard", func() {
 		Eventually(entered).Should(Receive(Not(BeNil())))
 	})
 
+	It("wakes one attempt waiting for a slot at each leave, in the order they came", func() {
+		held := []*pass{through("whe_a"), through("whe_a"), through("whe_a")}
+		waiting := func() int {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return g.endpoints["whe_a"].waiting
+		}
+		first, second := make(chan *pass, 1), make(chan *pass, 1)
+		go func() { p, _, _ := g.enter(ctx, "whe_a"); first <- p }()
+		Eventually(waiting).Should(Equal(1))
+		go func() { p, _, _ := g.enter(ctx, "whe_a"); second <- p }()
+		Eventually(waiting).Should(Equal(2))
+		held[0].leave(answered)
+		Eventually(first).Should(Receive(Not(BeNil())))
+		Consistently(second).WithTimeout(250*time.Millisecond).ShouldNot(Receive(), "one slot, one attempt")
+		held[1].leave(answered)
+		Eventually(second).Should(Receive(Not(BeNil())))
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		Expect(g.endpoints["whe_a"].waiters).To(BeEmpty())
+		Expect(g.endpoints["whe_a"].inFlight).To(HaveLen(3))
+	})
+
 	It("sends a slow endpoint's attempts beyond its tighter bound back to the queue", func() {
 		for range 3 {
 			attempt("whe_a", 3*time.Second, answered)
