@@ -78,9 +78,10 @@ func (w *Service) StartDeliveries(ctx context.Context) *kit.Runner {
 //
 // The successes at healthy endpoints (nearly every attempt) are recorded by the loop's next claim,
 // in its statement: one statement and one commit a round for both, the claim's and the outcomes'.
-// A success waits for it as it waited for the group commit of outcomes (its slot held, so that
-// few answered attempts are ever unrecorded); any other outcome takes the group commit
-// (recordAll), as does a success whose claim failed or came after the loop stopped.
+// A success keeps its slot until then (so that few answered attempts are ever unrecorded), but
+// not its worker, which goes on to the next delivery at once: the loop frees the slots of the
+// successes it recorded. Any other outcome takes the group commit (recordAll), as does a success
+// whose claim failed or came after the loop stopped (settle).
 //
 // The claims run on a connection of the loop's own (store.Pinned), as the dispatch loops' do: the
 // same statement over and over, which PostgreSQL plans again on every connection it ran on each
@@ -93,7 +94,7 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 		jobs: make(chan *store.DeliveryWork), successes: successes{ready: make(chan struct{}, 1)}}
 	defer func() {
 		close(d.jobs)
-		d.successes.stop().done(errDelivererStopped)
+		d.settle(ctx, d.successes.stop(), errDelivererStopped)
 	}()
 	backoff := webhookPoll
 	for !kit.Stopping(ctx, draining) {
@@ -113,7 +114,7 @@ func (w *Service) deliverLoop(ctx context.Context, draining <-chan struct{}, wg 
 			claimCtx = context.WithoutCancel(ctx)
 		}
 		works, err := st.RecordAndClaimDeliveries(claimCtx, b.outcomes(), w.now(), limit, w.cfg.Timeout+webhookLeaseMargin)
-		b.done(err)
+		d.settle(ctx, b, err)
 		if err != nil {
 			backoff = kit.ClaimFailed(ctx, draining, w.cfg.Logger, "claim webhook deliveries", err, backoff)
 			continue
@@ -187,18 +188,16 @@ type deliverer struct {
 	successes successes
 }
 
-// worker attempts work, then each delivery it receives from jobs, freeing its slot after each,
-// until jobs closes or none came for webhookWorkerIdle.
+// worker attempts work, then each delivery it receives from jobs, freeing its slot after each
+// (a success waiting for the next claim keeps it: settle frees it), until jobs closes or none came
+// for webhookWorkerIdle.
 func (d *deliverer) worker(ctx context.Context, work *store.DeliveryWork) {
 	defer d.wg.Done()
 	idle := time.NewTimer(webhookWorkerIdle)
 	defer idle.Stop()
 	for ok := true; ok; {
-		d.w.deliver(ctx, work, &d.successes)
-		<-d.slots
-		select {
-		case d.freed <- struct{}{}:
-		default:
+		if !d.w.deliver(ctx, work, &d.successes) {
+			d.free(1)
 		}
 		idle.Reset(webhookWorkerIdle)
 		select {
@@ -206,6 +205,38 @@ func (d *deliverer) worker(ctx context.Context, work *store.DeliveryWork) {
 		case <-idle.C:
 			return
 		}
+	}
+}
+
+// free frees n slots of attempts that have ended, and tells the loop.
+func (d *deliverer) free(n int) {
+	for range n {
+		<-d.slots
+	}
+	select {
+	case d.freed <- struct{}{}:
+	default:
+	}
+}
+
+// settle ends a batch of successes that a claim recorded (err nil) by freeing their slots; when it
+// could not record them (err), each is recorded through the group commit, as any other outcome,
+// before its slot is freed. A nil batch is left alone.
+func (d *deliverer) settle(ctx context.Context, b *successBatch, err error) {
+	if b == nil {
+		return
+	}
+	if err == nil {
+		d.free(len(b.recs))
+		return
+	}
+	for _, r := range b.recs {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.w.record(ctx, r)
+			d.free(1)
+		}()
 	}
 }
 
@@ -219,33 +250,34 @@ type successes struct {
 	ready chan struct{}
 }
 
-// successBatch is the successes one claim records; done closes once it is over, err says whether
-// they were recorded.
+// successBatch is the successes one claim records: their outcomes, and the attempts as the group
+// commit records them should the claim fail.
 type successBatch struct {
 	outs  []store.DeliveryOutcome
+	recs  []attemptRecord
 	since time.Time // when the first came
-	over  chan struct{}
-	err   error
 }
 
-// add queues a success and returns its batch; nil once the deliverer has stopped.
-func (s *successes) add(o store.DeliveryOutcome) *successBatch {
+// add queues a success (its outcome o, and r to record it otherwise) with its slot; false once
+// the deliverer has stopped.
+func (s *successes) add(o store.DeliveryOutcome, r attemptRecord) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
-		return nil
+		return false
 	}
 	if s.batch == nil {
-		s.batch = &successBatch{over: make(chan struct{}), since: time.Now()}
+		s.batch = &successBatch{since: time.Now()}
 	}
 	s.batch.outs = append(s.batch.outs, o)
+	s.batch.recs = append(s.batch.recs, r)
 	if n := len(s.batch.outs); n == 1 || n == webhookRecordBatch {
 		select {
 		case s.ready <- struct{}{}:
 		default:
 		}
 	}
-	return s.batch
+	return true
 }
 
 // pending is how many successes wait, and since when the first has.
@@ -288,17 +320,10 @@ func (b *successBatch) outcomes() []store.DeliveryOutcome {
 	return b.outs
 }
 
-// done ends the batch with err (nil: recorded); a nil batch is left alone.
-func (b *successBatch) done(err error) {
-	if b != nil {
-		b.err = err
-		close(b.over)
-	}
-}
-
 // deliver makes one attempt of a claimed delivery and records it: a success at a healthy endpoint
-// with the deliverer's next claim (succ), any other outcome through the group commit.
-func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *successes) {
+// with the deliverer's next claim (succ), to which it then hands its slot (it returns true), any
+// other outcome through the group commit.
+func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *successes) bool {
 	attempt := work.Delivery.Attempts + 1
 	if !work.Endpoint.Enabled {
 		msg := "endpoint disabled"
@@ -307,7 +332,7 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 		if err == nil {
 			w.metrics.failed.Inc()
 		}
-		return
+		return false
 	}
 	p, verdict, until := w.guard.enter(ctx, work.Endpoint.ID)
 	switch verdict {
@@ -321,7 +346,7 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 		failure := fmt.Sprintf("not sent: the endpoint left %d attempts in a row unanswered within %s; %s",
 			w.cfg.BreakerThreshold, w.cfg.Timeout, next)
 		w.record(ctx, attemptRecord{work: work, attempt: attempt, failure: failure})
-		return
+		return false
 	case sendLater:
 		// The endpoint is slow and has as many attempts in flight as it may (or this instance is
 		// stopping while the attempt waited for a slot): the delivery goes back to the queue,
@@ -334,7 +359,7 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 		if err := w.cfg.Store.DeferDeliveries(context.WithoutCancel(ctx), []string{work.Delivery.ID}, due); err != nil {
 			w.cfg.Logger.Warn("defer a webhook delivery", "delivery", work.Delivery.ID, "err", err)
 		}
-		return
+		return false
 	}
 	began := time.Now()
 	status, failure, outcome := w.attempt(ctx, work)
@@ -345,7 +370,7 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 		if err := w.cfg.Store.DeferDeliveries(context.WithoutCancel(ctx), []string{work.Delivery.ID}, w.now()); err != nil {
 			w.cfg.Logger.Warn("release a webhook delivery", "delivery", work.Delivery.ID, "err", err)
 		}
-		return
+		return false
 	}
 	seen := answered
 	if outcome == attemptTimeout {
@@ -354,17 +379,16 @@ func (w *Service) deliver(ctx context.Context, work *store.DeliveryWork, succ *s
 	p.leave(seen)
 	w.metrics.observeAttempt(outcome, time.Since(began), work.Event.CreatedAt)
 	answered := w.now()
+	r := attemptRecord{work: work, attempt: attempt, status: status, failure: failure, answered: answered}
 	if failure == "" && work.Endpoint.FailingSince == nil {
 		// recordAll's simple case, recorded by the next claim.
-		if b := succ.add(store.DeliveryOutcome{ID: work.Delivery.ID, Attempts: attempt, Status: status,
-			State: store.DeliverySucceeded, QueueRow: work.QueueRow, AnsweredAt: answered}); b != nil {
-			<-b.over
-			if b.err == nil {
-				return
-			}
+		if succ.add(store.DeliveryOutcome{ID: work.Delivery.ID, Attempts: attempt, Status: status,
+			State: store.DeliverySucceeded, QueueRow: work.QueueRow, AnsweredAt: answered}, r) {
+			return true
 		}
 	}
-	w.record(ctx, attemptRecord{work: work, attempt: attempt, status: status, failure: failure, answered: answered})
+	w.record(ctx, r)
+	return false
 }
 
 // record records an attempt through the group commit; an error leaves the delivery to be attempted
