@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	mrand "math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -17,33 +18,42 @@ import (
 // is creation order, which newest-first pagination relies on; across instances it is millisecond order.
 func NewID(prefix string) string {
 	var u [16]byte
-	ms, seq := v7.next()
+	ms, seq, rnd := v7.next()
 	binary.BigEndian.PutUint64(u[0:8], ms<<16|uint64(seq))
 	u[6] = 0x70 | (u[6] & 0x0f) // version 7 over the counter's top nibble, which next keeps 0
-	if _, err := rand.Read(u[8:]); err != nil {
-		panic(fmt.Sprintf("kit: random id bits: %v", err))
-	}
+	binary.BigEndian.PutUint64(u[8:], rnd)
 	u[8] = 0x80 | (u[8] & 0x3f) // RFC 9562 variant
 	return idOf(prefix, u)
 }
 
-// checkedPrefixes holds the prefixes that typeid has accepted (see idOf).
-var checkedPrefixes sync.Map
-
-// idOf is the TypeID of prefix and the UUID u. The first id of a prefix is made by typeid, which
-// checks the prefix; the others are written as typeid writes them, with its base32 encoding, but
+// idOf is the TypeID of prefix and the UUID u. An id whose prefix is not one that typeid accepts
+// without a check of its own (plainPrefix), or is empty, is made by typeid, which refuses an
+// invalid prefix; the others are written as typeid writes them, with its base32 encoding, but
 // without its round trip through the UUID's text and the decoding of the suffix it made.
 func idOf(prefix string, u [16]byte) string {
-	if _, ok := checkedPrefixes.Load(prefix); !ok || prefix == "" {
+	if !plainPrefix(prefix) {
 		id, err := typeid.FromUUIDBytesWithPrefix(prefix, u[:])
 		if err != nil {
 			// Only an invalid constant prefix can fail; that is a programming error.
 			panic(fmt.Sprintf("kit: new id with prefix %q: %v", prefix, err))
 		}
-		checkedPrefixes.Store(prefix, true)
 		return id.String()
 	}
 	return appendedID(prefix, u)
+}
+
+// plainPrefix reports whether prefix is a non-empty TypeID prefix as typeid checks them: at most
+// 63 characters of a–z and underscores, neither first nor last an underscore.
+func plainPrefix(prefix string) bool {
+	if prefix == "" || len(prefix) > 63 || prefix[0] == '_' || prefix[len(prefix)-1] == '_' {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		if c := prefix[i]; (c < 'a' || c > 'z') && c != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // crockford is typeid's base32 alphabet (Crockford's, in lower case).
@@ -74,23 +84,33 @@ type v7Clock struct {
 	mu     sync.Mutex
 	lastMs uint64
 	seq    uint16
+	// rnd is a ChaCha8 generator seeded from crypto/rand (math/rand/v2's, cryptographically
+	// strong), made at the first id: each id's 62 random bits cost ~50 ns from crypto/rand.
+	rnd *mrand.ChaCha8
 }
 
-// next returns the millisecond and 12-bit counter of the next id.
-func (c *v7Clock) next() (uint64, uint16) {
+// next returns the millisecond and 12-bit counter of the next id, and 64 random bits for it.
+func (c *v7Clock) next() (uint64, uint16, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ms := uint64(time.Now().UnixMilli())
 	if ms > c.lastMs {
-		var b [2]byte
-		_, _ = rand.Read(b[:])
-		c.lastMs, c.seq = ms, binary.BigEndian.Uint16(b[:])&0x07ff // leave room to count up
-		return c.lastMs, c.seq
-	}
-	c.seq++
-	if c.seq > 0x0fff {
+		c.lastMs, c.seq = ms, uint16(c.random()>>48)&0x07ff // leave room to count up
+	} else if c.seq++; c.seq > 0x0fff {
 		c.lastMs++
 		c.seq = 0
 	}
-	return c.lastMs, c.seq
+	return c.lastMs, c.seq, c.random()
+}
+
+// random returns 64 random bits. c.mu is held.
+func (c *v7Clock) random() uint64 {
+	if c.rnd == nil {
+		var seed [32]byte
+		if _, err := rand.Read(seed[:]); err != nil {
+			panic(fmt.Sprintf("kit: random id bits: %v", err))
+		}
+		c.rnd = mrand.NewChaCha8(seed)
+	}
+	return c.rnd.Uint64()
 }

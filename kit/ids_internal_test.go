@@ -2,6 +2,7 @@ package kit
 
 import (
 	"crypto/rand"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,6 +25,18 @@ var _ = Describe("idOf", func() {
 				Expect(err).NotTo(HaveOccurred())
 				Expect(idOf(prefix, u)).To(Equal(want.String()))
 			}
+		}
+	})
+
+	It("writes itself exactly the non-empty prefixes that typeid accepts", func() {
+		prefixes := []string{"", "a", "msg", "with_underscore", "_msg", "msg_", "a_b_c", "Msg", "msg1", "mé", "a-b", " msg",
+			strings.Repeat("a", 63), strings.Repeat("a", 64)}
+		for c := range 256 {
+			prefixes = append(prefixes, string(rune(c)), "x"+string(rune(c))+"y", string([]byte{'x', byte(c), 'y'}))
+		}
+		for _, p := range prefixes {
+			_, err := typeid.FromUUIDBytesWithPrefix(p, make([]byte, 16))
+			Expect(plainPrefix(p)).To(Equal(p != "" && err == nil), "prefix %q", p)
 		}
 	})
 
