@@ -25,8 +25,10 @@ func registerFastArrays(_ context.Context, c *pgx.Conn) error {
 
 // useFastArrays registers fastArrayCodec for the text, varchar and timestamptz arrays of m, and
 // scans optional text and times (a *string or *time.Time field) without reflection
-// (tryOptionalScanPlan).
+// (tryOptionalScanPlan). The three codecs share one argScratch: m is one connection's, and a
+// statement's arrays of every type go to one buffer.
 func useFastArrays(m *pgtype.Map) {
+	scratch := &argScratch{}
 	m.TryWrapScanPlanFuncs = append([]pgtype.TryWrapScanPlanFunc{tryOptionalScanPlan}, m.TryWrapScanPlanFuncs...)
 	for _, t := range []struct {
 		name      string
@@ -41,7 +43,7 @@ func useFastArrays(m *pgtype.Map) {
 			continue
 		}
 		m.RegisterType(&pgtype.Type{Name: t.name, OID: t.oid,
-			Codec: &fastArrayCodec{ArrayCodec: pgtype.ArrayCodec{ElementType: elem}}})
+			Codec: &fastArrayCodec{ArrayCodec: pgtype.ArrayCodec{ElementType: elem}, scratch: scratch}})
 	}
 }
 
@@ -49,6 +51,7 @@ func useFastArrays(m *pgtype.Map) {
 // (text and varchar arrays) and []time.Time and []*time.Time (timestamptz arrays).
 type fastArrayCodec struct {
 	pgtype.ArrayCodec
+	scratch *argScratch
 }
 
 // PlanEncode takes the slices it writes itself and leaves the rest to pgx's ArrayCodec.
@@ -58,11 +61,11 @@ func (c *fastArrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, val
 		switch value.(type) {
 		case []string, []*string:
 			if elem == pgtype.TextOID || elem == pgtype.VarcharOID {
-				return fastArrayPlan{elem: elem}
+				return fastArrayPlan{elem: elem, scratch: c.scratch}
 			}
 		case []time.Time, []*time.Time:
 			if elem == pgtype.TimestamptzOID {
-				return fastArrayPlan{elem: elem}
+				return fastArrayPlan{elem: elem, scratch: c.scratch}
 			}
 		}
 	}
@@ -71,7 +74,10 @@ func (c *fastArrayCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, val
 
 // fastArrayPlan writes a one-dimensional binary array (lower bound 1) of elem; a nil slice is
 // NULL, as pgx writes it.
-type fastArrayPlan struct{ elem uint32 }
+type fastArrayPlan struct {
+	elem    uint32
+	scratch *argScratch
+}
 
 // microsY2K is 2000-01-01 UTC in microseconds since the Unix epoch, PostgreSQL's epoch.
 const microsY2K = 946_684_800 * 1_000_000
@@ -91,7 +97,7 @@ func (p fastArrayPlan) Encode(value any, buf []byte) ([]byte, error) {
 	if isNil {
 		return nil, nil
 	}
-	buf = reserve(buf, arraySize(value, n))
+	buf = p.scratch.reserve(buf, arraySize(value, n))
 	// Header: dimensions, has-nulls flag (set below), element type, then length and lower bound.
 	nullsAt := len(buf) + 4
 	buf = binary.BigEndian.AppendUint32(buf, 1)
@@ -160,18 +166,60 @@ func arraySize(value any, n int) int {
 	return size
 }
 
-// reserve returns buf with room for n more bytes, at least doubling its capacity when it grows.
-// pgx encodes a statement's arguments one after the other into one buffer that starts at 256
-// bytes for each statement; appended element by element, a batch's arrays grew it by a quarter
-// at a time, each step a copy of all of it (a fifth of the server's allocated bytes in an e2e
-// run).
-func reserve(buf []byte, n int) []byte {
+// argScratch is the buffer of a connection's statement arguments that fastArrayPlan keeps from
+// one statement to the next. pgx encodes a statement's arguments one after the other into one
+// buffer (pgx.ExtendedQueryBuilder's), which it drops after each statement whose arguments
+// outgrew 256 bytes, so that each statement of a batch made its buffer again, growing it array
+// after array (a sixth of the server's allocated bytes in an e2e run, after Bind's). pgx sends a
+// statement's arguments (copies them into its Bind message) before it builds the next one's, so
+// the buffer of one statement is free when the next starts.
+type argScratch struct {
+	// buf is the buffer last handed out, of a capacity over pgxFreshArgs, or nil.
+	buf []byte
+}
+
+const (
+	// pgxFreshArgs is the capacity of the argument buffer that pgx starts each statement with
+	// (128 for a connection's first, 256 after one that outgrew it, the same buffer after one that
+	// did not). A buffer of at most this capacity is not argScratch's nor grown from it: no
+	// argument of the statement under way is in argScratch's buffer, which can be handed out.
+	pgxFreshArgs = 256
+	// minArgScratch is the smallest buffer argScratch hands out (over pgxFreshArgs).
+	minArgScratch = 4 << 10
+	// maxArgScratch bounds the buffer a connection keeps; a statement with more arguments
+	// allocates its own, as before.
+	maxArgScratch = 256 << 10
+)
+
+// reserve returns buf with room for n more bytes. When buf lacks it: argScratch's buffer with
+// buf's bytes copied to its start when buf is a statement's fresh buffer from pgx (see
+// pgxFreshArgs) and the buffer is large enough; otherwise a new buffer of at least twice buf's
+// capacity, which argScratch keeps for the next statements when buf was its own (the statement's
+// arguments outgrew it). s may be nil (a map made without useFastArrays' scratch).
+func (s *argScratch) reserve(buf []byte, n int) []byte {
 	if cap(buf)-len(buf) >= n {
 		return buf
 	}
-	grown := make([]byte, len(buf), max(2*cap(buf), len(buf)+n))
+	need := len(buf) + n
+	if s != nil && cap(buf) <= pgxFreshArgs && cap(s.buf) >= need {
+		return append(s.buf[:0], buf...)
+	}
+	size := max(2*cap(buf), need)
+	keep := s != nil && (cap(buf) <= pgxFreshArgs || ownBuffer(buf, s.buf))
+	if keep {
+		size = max(size, minArgScratch)
+	}
+	grown := make([]byte, len(buf), size)
 	copy(grown, buf)
+	if keep && size <= maxArgScratch {
+		s.buf = grown
+	}
 	return grown
+}
+
+// ownBuffer reports whether buf starts where scratch does (the same array).
+func ownBuffer(buf, scratch []byte) bool {
+	return cap(buf) > 0 && cap(scratch) > 0 && &buf[:1][0] == &scratch[:1][0]
 }
 
 // appendText appends one text element: its length and its bytes.
