@@ -180,7 +180,6 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
-	e.Pre(dropUnusableRequestID)
 	chain := append(append([]echo.MiddlewareFunc(nil), cfg.Middleware...),
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: func() string { return store.NewID("req") }}),
 		s.observe,
@@ -246,20 +245,18 @@ var carrierRefusals = map[int]string{
 }
 
 // dropUnusableRequestID discards a client's X-Request-Id that is too long or not plain visible
-// ASCII, so a fresh one is minted: request ids end up in logs and the API log table.
-func dropUnusableRequestID(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Request().Header
-		if id := h.Get(echo.HeaderXRequestID); id != "" {
-			ok := len(id) <= 128
-			for i := 0; ok && i < len(id); i++ {
-				ok = id[i] > ' ' && id[i] < 0x7f
-			}
-			if !ok {
-				h.Del(echo.HeaderXRequestID)
-			}
+// ASCII, so a fresh one is minted: request ids end up in logs and the API log table. ServeHTTP
+// calls it before Echo sees the request: as an Echo Pre middleware it made Echo wrap its routing
+// in two new functions for every request.
+func dropUnusableRequestID(h http.Header) {
+	if id := h.Get(echo.HeaderXRequestID); id != "" {
+		ok := len(id) <= 128
+		for i := 0; ok && i < len(id); i++ {
+			ok = id[i] > ' ' && id[i] < 0x7f
 		}
-		return next(c)
+		if !ok {
+			h.Del(echo.HeaderXRequestID)
+		}
 	}
 }
 
@@ -481,6 +478,7 @@ func (s *Server) operationOf(c echo.Context) string {
 // the request goes through the stack as its GET (routing, authentication, validation, handler)
 // and the answer keeps the GET's status and headers, Content-Length included, without the body.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	dropUnusableRequestID(r.Header)
 	if r.Method != http.MethodHead {
 		s.echo.ServeHTTP(w, r)
 		return
