@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,14 +45,36 @@ type Event struct {
 	subject string `gorm:"-"`
 }
 
-// NewEvent returns an event to publish (webhooks.Publish, InsertEvents); data is marshalled to JSON.
+// NewEvent returns an event to publish (webhooks.Publish, InsertEvents); data is marshalled to
+// JSON, by its own AppendJSON when it has one (JSONAppender).
 func NewEvent(projectID, accountID, typ string, data any) (Event, error) {
+	if a, ok := data.(JSONAppender); ok {
+		buf := eventJSONBuffers.Get().(*[]byte)
+		b, ok := a.AppendJSON((*buf)[:0])
+		e := Event{ProjectID: projectID, AccountID: accountID, Type: typ, Data: string(b)}
+		if cap(b) <= 64<<10 {
+			*buf = b
+			eventJSONBuffers.Put(buf)
+		}
+		if ok {
+			return e, nil
+		}
+	}
 	b, err := json.Marshal(data)
 	if err != nil {
 		return Event{}, fmt.Errorf("store: encode %s event: %w", typ, err)
 	}
 	return Event{ProjectID: projectID, AccountID: accountID, Type: typ, Data: string(b)}, nil
 }
+
+// JSONAppender is event data that writes its JSON itself, byte for byte as json.Marshal would,
+// without reflection; ok is false where json.Marshal would fail.
+type JSONAppender interface {
+	AppendJSON(b []byte) (_ []byte, ok bool)
+}
+
+// eventJSONBuffers are NewEvent's buffers for a JSONAppender's bytes.
+var eventJSONBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // InsertEvents records events (setting their ids and times) and fans them out to webhooks: a
 // pending delivery, due at once, per enabled endpoint of the event's project subscribed to its
