@@ -60,6 +60,9 @@ const (
 func (w *Service) StartDeliveries(ctx context.Context) *kit.Runner {
 	r, ctx, draining := kit.NewRunner(ctx, true)
 	var attempts sync.WaitGroup
+	if w.h1 != nil {
+		w.h1.watch(ctx)
+	}
 	r.Go(func() {
 		w.deliverLoop(ctx, draining, &attempts)
 		attempts.Wait()

@@ -40,6 +40,13 @@ type h1Client struct {
 	nidle   int
 	janitor *time.Timer
 	targets map[string]*h1Target // endpoint URLs parsed, nil for those net/http sends
+	// watched is the Done channel of the context watch was given: the attempts made under it
+	// (every attempt of the deliverer) keep their connections in the list that starts at busy,
+	// which abortBusy cuts short when it ends, where any other attempt registers a function of
+	// its own with context.AfterFunc (which took a lock of the deliverer's context and two
+	// allocations an attempt).
+	watched <-chan struct{}
+	busy    *h1Conn
 }
 
 // The idle pool's bounds, as NewClient's Transport has them.
@@ -192,10 +199,14 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 type h1Conn struct {
 	net.Conn
 	addr string
-	in   cappedReader
-	br   *bufio.Reader
-	wbuf []byte
-	idle time.Time // when it went back to the pool
+	// prev and next link the connection in the client's busy list while tracked: while its
+	// attempt's context is the watched one (watched is its Done channel).
+	prev, next *h1Conn
+	watched    <-chan struct{}
+	in         cappedReader
+	br         *bufio.Reader
+	wbuf       []byte
+	idle       time.Time // when it went back to the pool
 	// scratch takes the bodies of answers.
 	scratch [2048]byte
 	// peek looks at the socket for peerOpen (made once per connection).
@@ -223,32 +234,110 @@ func (c *h1Client) do(ctx context.Context, t *h1Target, deadline time.Time, r *h
 			return 0, nil, err
 		}
 		_ = pc.SetDeadline(deadline)
-		stop := context.AfterFunc(ctx, func() { _ = pc.SetDeadline(time.Unix(1, 0)) })
+		// The end of ctx cuts the connection's deadline short: through the busy list (abortBusy)
+		// when tracked, or a function of its own.
+		var stop func() bool
+		if pc.watched == nil {
+			stop = context.AfterFunc(ctx, func() { _ = pc.SetDeadline(abortedDeadline) })
+		} else if ctx.Err() != nil { // abortBusy ran before the connection was in the list
+			_ = pc.SetDeadline(abortedDeadline)
+		}
+		// aborted reports whether ctx ended the attempt (its deadline was cut, or may be).
+		aborted := func() bool {
+			if stop != nil {
+				return !stop()
+			}
+			return ctx.Err() != nil
+		}
 		pc.wbuf = r.appendTo(pc.wbuf[:0], t)
 		pc.in.left = h1MaxAnswer
 		n, err := pc.Write(pc.wbuf)
 		if err != nil {
-			stop()
-			_ = pc.Close()
+			aborted()
+			c.drop(pc)
 			if reused && n == 0 && first && ctx.Err() == nil {
 				continue // the peer closed it meanwhile; nothing of the request left
 			}
 			return 0, nil, err
 		}
 		status, snippet, keep, err := pc.answer()
-		if !stop() {
+		if aborted() {
 			keep = false
 			if err != nil {
 				err = errH1Aborted
 			}
 		}
 		if err != nil || !keep {
-			_ = pc.Close()
+			c.drop(pc)
 		} else {
 			c.put(pc)
 		}
 		return status, snippet, err
 	}
+}
+
+// abortedDeadline is the deadline that cuts an attempt short: long past.
+var abortedDeadline = time.Unix(1, 0)
+
+// watch makes the end of ctx cut short every attempt made under it (or under a context with its
+// Done channel), through the client's busy list: the deliverer's context. A later watch takes
+// its place (the attempts under the earlier context register functions of their own).
+func (c *h1Client) watch(ctx context.Context) {
+	done := ctx.Done()
+	c.mu.Lock()
+	c.watched = done
+	c.mu.Unlock()
+	context.AfterFunc(ctx, func() { c.abortBusy(done) })
+}
+
+// abortBusy cuts short the attempts on the connections of the busy list made under the context
+// whose Done channel is done.
+func (c *h1Client) abortBusy(done <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for pc := c.busy; pc != nil; pc = pc.next {
+		if pc.watched == done {
+			_ = pc.SetDeadline(abortedDeadline)
+		}
+	}
+}
+
+// track puts pc in the busy list when ctx is the watched context's. Called with c.mu held.
+func (c *h1Client) track(ctx context.Context, pc *h1Conn) {
+	if done := ctx.Done(); done == nil || done != c.watched {
+		return
+	}
+	pc.watched, pc.prev, pc.next = c.watched, nil, c.busy
+	if c.busy != nil {
+		c.busy.prev = pc
+	}
+	c.busy = pc
+}
+
+// untrack takes pc out of the busy list, if it is there. Called with c.mu held.
+func (c *h1Client) untrack(pc *h1Conn) {
+	if pc.watched == nil {
+		return
+	}
+	if pc.prev != nil {
+		pc.prev.next = pc.next
+	} else {
+		c.busy = pc.next
+	}
+	if pc.next != nil {
+		pc.next.prev = pc.prev
+	}
+	pc.watched, pc.prev, pc.next = nil, nil, nil
+}
+
+// drop closes pc, which leaves the busy list.
+func (c *h1Client) drop(pc *h1Conn) {
+	if pc.watched != nil {
+		c.mu.Lock()
+		c.untrack(pc)
+		c.mu.Unlock()
+	}
+	_ = pc.Close()
 }
 
 // answer reads the answer to the request just written: its status, the start of its body, and
@@ -324,7 +413,7 @@ func (g *lazyGzip) Read(p []byte) (int, error) {
 }
 
 // get returns an idle connection to t that the peer has not closed, or a new one (reused says
-// which).
+// which), in the busy list when ctx is the watched context's (track).
 func (c *h1Client) get(ctx context.Context, t *h1Target, deadline time.Time) (pc *h1Conn, reused bool, err error) {
 	now := time.Now()
 	c.mu.Lock()
@@ -333,11 +422,12 @@ func (c *h1Client) get(ctx context.Context, t *h1Target, deadline time.Time) (pc
 		list[len(list)-1] = nil
 		c.idle[t.addr] = list[:len(list)-1]
 		c.nidle--
+		c.track(ctx, pc)
 		c.mu.Unlock()
 		if now.Sub(pc.idle) < h1IdleTimeout && pc.br.Buffered() == 0 && pc.peek.open() {
 			return pc, true, nil
 		}
-		_ = pc.Close()
+		c.drop(pc)
 		c.mu.Lock()
 	}
 	c.mu.Unlock()
@@ -349,13 +439,18 @@ func (c *h1Client) get(ctx context.Context, t *h1Target, deadline time.Time) (pc
 	}
 	pc = &h1Conn{Conn: conn, addr: t.addr, in: cappedReader{r: conn}, peek: newSocketPeek(conn)}
 	pc.br = bufio.NewReaderSize(&pc.in, 4096)
+	c.mu.Lock()
+	c.track(ctx, pc)
+	c.mu.Unlock()
 	return pc, false, nil
 }
 
-// put gives pc back to the idle pool (or closes it when the pool is full).
+// put gives pc back to the idle pool (or closes it when the pool is full); it leaves the busy
+// list.
 func (c *h1Client) put(pc *h1Conn) {
 	pc.idle = time.Now()
 	c.mu.Lock()
+	c.untrack(pc)
 	if c.nidle >= h1MaxIdle || len(c.idle[pc.addr]) >= h1MaxIdlePerHost {
 		c.mu.Unlock()
 		_ = pc.Close()

@@ -40,11 +40,14 @@ func BenchmarkAttempt(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			w := &Service{cfg: Config{Timeout: 5 * time.Second, Now: time.Now}, client: NewClient(true, 5*time.Second)}
 			w.client.Timeout = 0
+			// The deliverer's context, which its own client watches (StartDeliveries).
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
 			if own {
 				w.h1 = newH1Client(newDialer(true).DialContext)
 				defer w.h1.closeIdle()
+				w.h1.watch(ctx)
 			}
-			ctx := context.Background()
 			b.ReportAllocs()
 			cpu0 := processCPU()
 			for b.Loop() {

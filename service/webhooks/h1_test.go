@@ -251,6 +251,48 @@ var _ = Describe("The deliveries' HTTP/1.1 client", func() {
 		Expect(failure).To(Equal("connection refused"))
 	})
 
+	It("cuts short at once the attempts under the context it watches when it ends, and those begun after", func() {
+		e := newRawEndpoint(func(n int) (string, bool) { // answers the first request only
+			if n == 0 {
+				return noContent, false
+			}
+			return "", false
+		})
+		t := c.target(e.url("/slow"))
+		wctx, cancel := context.WithCancel(ctx)
+		c.watch(wctx)
+		actx := context.WithValue(wctx, struct{}{}, "an attempt's own values") // the same Done
+		busy := func() int {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			n := 0
+			for pc := c.busy; pc != nil; pc = pc.next {
+				n++
+			}
+			return n
+		}
+		status, _, err := c.post(actx, t, time.Now().Add(time.Minute), request("{}"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(status).To(Equal(204))
+		Expect(busy()).To(BeZero(), "an idle connection is not busy")
+		errs := make(chan error, 2)
+		for range 2 { // one on the idle connection, one on a new one
+			go func() { _, _, err := c.post(actx, t, time.Now().Add(time.Minute), request("{}")); errs <- err }()
+		}
+		Eventually(busy).Should(Equal(2))
+		cancel()
+		for range 2 {
+			var err error
+			Eventually(errs).WithTimeout(10 * time.Second).Should(Receive(&err))
+			Expect(errors.Is(err, errH1Aborted)).To(BeTrue(), "%v", err)
+		}
+		began := time.Now()
+		_, _, err = c.post(actx, t, time.Now().Add(time.Minute), request("{}"))
+		Expect(err).To(HaveOccurred())
+		Expect(time.Since(began)).To(BeNumerically("<", 30*time.Second))
+		Expect(busy()).To(BeZero())
+	})
+
 	It("leaves to net/http the URLs it does not send to itself", func() {
 		for _, u := range []string{"https://example.com/hooks", "http://user:pw@example.com/", "http://[fe80::1%25eth0]/",
 			"http://exa mple.com/", "http://example.com:/x", "http://bücher.example/"} {
