@@ -251,7 +251,7 @@ func (c *h1Client) do(ctx context.Context, t *h1Target, deadline time.Time, r *h
 		}
 		pc.wbuf = r.appendTo(pc.wbuf[:0], t)
 		pc.in.left = h1MaxAnswer
-		n, err := pc.Write(pc.wbuf)
+		n, err := pc.write(ctx, deadline)
 		if err != nil {
 			aborted()
 			c.drop(pc)
@@ -338,6 +338,24 @@ func (c *h1Client) drop(pc *h1Conn) {
 		c.mu.Unlock()
 	}
 	_ = pc.Close()
+}
+
+// write writes the request in pc.wbuf, and waits for its answer when it can (socketPeek.send):
+// not once ctx has ended or deadline has passed, where the connection's Write fails at once as
+// before, without a byte sent.
+func (pc *h1Conn) write(ctx context.Context, deadline time.Time) (int, error) {
+	if ctx.Err() != nil || !time.Now().Before(deadline) {
+		return pc.Write(pc.wbuf)
+	}
+	n, err, handled := pc.peek.send(pc.Conn, pc.wbuf)
+	if !handled {
+		return pc.Write(pc.wbuf)
+	}
+	if err != nil || n == len(pc.wbuf) {
+		return n, err
+	}
+	m, err := pc.Write(pc.wbuf[n:])
+	return n + m, err
 }
 
 // answer reads the answer to the request just written: its status, the start of its body, and
