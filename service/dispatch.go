@@ -208,14 +208,18 @@ func (m *Messages) dispatchBatch(ctx context.Context, st *store.Store, works []s
 	if len(submit) == 0 {
 		return
 	}
-	type result struct {
-		carrierID *string
-		err       error
-	}
-	results := make([]result, len(submit))
+	results := make([]submitResult, len(submit))
 	sem := make(chan struct{}, submitConcurrency)
 	var wg sync.WaitGroup
+	// The runs of carriers that take batches go in waves: the first message of each run together,
+	// then the second of each, and so on, so that one conversation's messages still reach the
+	// carrier one after the other in the order they were sent. The others' runs go side by side.
+	var waves [][]int
 	for _, run := range byConversation(submit) {
+		if m.batchable(submit, run) {
+			waves = addWave(waves, run)
+			continue
+		}
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
@@ -224,9 +228,12 @@ func (m *Messages) dispatchBatch(ctx context.Context, st *store.Store, works []s
 				w := submit[i]
 				sctx := kit.WithTraceparent(ctx, w.Traceparent) // the trace of the request that sent it
 				id, err := m.submit(sctx, &w.Message)
-				results[i] = result{id, err}
+				results[i] = submitResult{id, err}
 			}
 		}()
+	}
+	for _, wave := range waves {
+		m.submitWave(ctx, submit, wave, results)
 	}
 	wg.Wait()
 	at := m.now()
@@ -253,6 +260,36 @@ func (m *Messages) dispatchBatch(ctx context.Context, st *store.Store, works []s
 	if err := st.RecordSent(context.WithoutCancel(ctx), sent, at); err != nil {
 		m.cfg.Logger.Warn("dispatch: record sent messages; they are submitted again after their lease", "n", len(sent), "err", err)
 	}
+}
+
+// batchable reports whether the messages works[i] for i in run (one conversation's) go to one
+// carrier that takes batches (batchSubmitter) and need nothing fetched first (no attachments):
+// those are submitted in waves (see dispatchBatch).
+func (m *Messages) batchable(works []*store.OutboundWork, run []int) bool {
+	first := works[run[0]].Carrier
+	for _, i := range run {
+		if works[i].Carrier != first || works[i].Type == TypeMMS {
+			return false
+		}
+	}
+	messenger, err := m.cfg.Carriers.Messenger(first)
+	if err != nil {
+		return false
+	}
+	_, ok := messenger.(batchSubmitter)
+	return ok
+}
+
+// addWave adds a run to waves: its first message to the first wave, its second to the second,
+// and so on.
+func addWave(waves [][]int, run []int) [][]int {
+	for k, i := range run {
+		if k == len(waves) {
+			waves = append(waves, nil)
+		}
+		waves[k] = append(waves[k], i)
+	}
+	return waves
 }
 
 // byConversation splits a batch into runs of the indexes of one conversation's messages, each in
@@ -429,6 +466,20 @@ func (m *Messages) queuedSince(msg *store.Message) time.Time {
 // carrier's id of the message when the carrier accepted it, nil when the message failed for good
 // (recorded here), or an error when the submission should be tried again.
 func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, error) {
+	out, messenger, err := m.outbound(ctx, msg)
+	if messenger == nil {
+		return nil, err
+	}
+	start := time.Now()
+	sctx, span := m.submitSpan(ctx, msg)
+	sub, err := messenger.Submit(sctx, out)
+	return m.submitted(ctx, msg, span, start, sub, err)
+}
+
+// outbound is msg as its carrier gets it (its attachments fetched and stored) and that carrier.
+// A nil carrier ends the submission with the error (nil when the message failed for good,
+// recorded here) that submit returns.
+func (m *Messages) outbound(ctx context.Context, msg *store.Message) (carriers.Outbound, carriers.Messenger, error) {
 	out := carriers.Outbound{Reference: msg.ID, From: msg.FromNumber, To: msg.ToNumber, Encoding: msg.Encoding, Segments: msg.Segments}
 	if msg.Body != nil {
 		out.Body = *msg.Body
@@ -437,26 +488,33 @@ func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, err
 	var unreachable *errAttachment
 	if errors.As(err, &unreachable) {
 		m.cfg.Logger.Info("attachment unreachable", "message_id", msg.ID, "err", err)
-		return nil, m.failSending(ctx, msg, carriers.FailureAttachmentUnreachable)
+		return out, nil, m.failSending(ctx, msg, carriers.FailureAttachmentUnreachable)
 	}
 	if err != nil {
-		return nil, err
+		return out, nil, err
 	}
 	out.Media = media
 	messenger, err := m.cfg.Carriers.Messenger(msg.Carrier)
 	if err != nil {
 		m.cfg.Logger.Error("no messaging carrier for a message", "message_id", msg.ID, "carrier", msg.Carrier, "err", err)
-		return nil, m.failSending(ctx, msg, carriers.FailureUnknown)
+		return out, nil, m.failSending(ctx, msg, carriers.FailureUnknown)
 	}
-	start := time.Now()
-	// A span per submission while tracing is on (kit.Traced); none otherwise, as it would record
-	// nothing.
-	sctx, span := ctx, trace.Span(noop.Span{})
-	if kit.Traced() {
-		sctx, span = tracer().Start(ctx, "carrier.submit", trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(attribute.String("switchboard.carrier", msg.Carrier), attribute.String("switchboard.message_id", msg.ID)))
+	return out, messenger, nil
+}
+
+// submitSpan starts the span of msg's submission while tracing is on (kit.Traced); none
+// otherwise, as it would record nothing.
+func (m *Messages) submitSpan(ctx context.Context, msg *store.Message) (context.Context, trace.Span) {
+	if !kit.Traced() {
+		return ctx, noop.Span{}
 	}
-	sub, err := messenger.Submit(sctx, out)
+	return tracer().Start(ctx, "carrier.submit", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("switchboard.carrier", msg.Carrier), attribute.String("switchboard.message_id", msg.ID)))
+}
+
+// submitted ends the submission of msg started at start with the carrier's answer (sub, err), as
+// submit returns it.
+func (m *Messages) submitted(ctx context.Context, msg *store.Message, span trace.Span, start time.Time, sub carriers.Submission, err error) (*string, error) {
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 	}
@@ -477,6 +535,61 @@ func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, err
 	}
 	m.metrics.observeSubmit(msg.Carrier, time.Since(start), "")
 	return &sub.CarrierID, nil
+}
+
+// batchSubmitter is a carrier that takes many messages in one call (the simulated carrier, which
+// stores them in one transaction), each answered as Submit would be, at the same index.
+type batchSubmitter interface {
+	SubmitBatch(ctx context.Context, ms []carriers.Outbound) ([]carriers.Submission, []error)
+}
+
+// submitWave submits together the messages works[i] for i in wave (no two of one conversation),
+// each carrier's in one call, and sets their results as submit returns them.
+func (m *Messages) submitWave(ctx context.Context, works []*store.OutboundWork, wave []int, results []submitResult) {
+	type pending struct {
+		i     int
+		ctx   context.Context
+		span  trace.Span
+		start time.Time
+	}
+	byCarrier := map[batchSubmitter][]pending{}
+	outs := map[batchSubmitter][]carriers.Outbound{}
+	var order []batchSubmitter
+	for _, i := range wave {
+		msg := &works[i].Message
+		sctx := kit.WithTraceparent(ctx, works[i].Traceparent) // the trace of the request that sent it
+		out, messenger, err := m.outbound(sctx, msg)
+		if messenger == nil {
+			results[i] = submitResult{err: err}
+			continue
+		}
+		b, ok := messenger.(batchSubmitter)
+		if !ok {
+			start := time.Now()
+			tctx, span := m.submitSpan(sctx, msg)
+			sub, err := messenger.Submit(tctx, out)
+			results[i].carrierID, results[i].err = m.submitted(sctx, msg, span, start, sub, err)
+			continue
+		}
+		if byCarrier[b] == nil {
+			order = append(order, b)
+		}
+		_, span := m.submitSpan(sctx, msg)
+		byCarrier[b] = append(byCarrier[b], pending{i: i, ctx: sctx, span: span, start: time.Now()})
+		outs[b] = append(outs[b], out)
+	}
+	for _, b := range order {
+		subs, errs := b.SubmitBatch(ctx, outs[b])
+		for k, p := range byCarrier[b] {
+			results[p.i].carrierID, results[p.i].err = m.submitted(p.ctx, &works[p.i].Message, p.span, p.start, subs[k], errs[k])
+		}
+	}
+}
+
+// submitResult is the outcome of one submission of a batch, as submit returns it.
+type submitResult struct {
+	carrierID *string
+	err       error
 }
 
 // media fetches (once) and stores a message's attachments, and returns them as the carrier gets

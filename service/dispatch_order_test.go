@@ -41,4 +41,16 @@ var _ = Describe("Dispatch order", func() {
 		Expect(ids(works, byConversation(works))).To(Equal([][]string{{"msg_1"}, {"msg_2"}, {"msg_3"}}))
 		Expect(byConversation(nil)).To(BeEmpty())
 	})
+
+	It("submits a carrier's batches in waves: the first message of each conversation, then the second of each", func() {
+		works := []*store.OutboundWork{
+			work("msg_03", "cnv_a"), work("msg_02", "cnv_b"), work("msg_05", "cnv_a"),
+			work("msg_01", "cnv_a"), work("msg_04", "cnv_c"), work("msg_06", "cnv_b"),
+		}
+		var waves [][]int
+		for _, run := range byConversation(works) {
+			waves = addWave(waves, run)
+		}
+		Expect(ids(works, waves)).To(Equal([][]string{{"msg_01", "msg_02", "msg_04"}, {"msg_03", "msg_06"}, {"msg_05"}}))
+	})
 })

@@ -396,19 +396,24 @@ func addToOutboxPG(ctx context.Context, tx *sql.Tx, rows []simOutbox, refs []str
 
 // outboxArgs are insertOutboxPG's arguments for rows, column by column.
 func outboxArgs(rows []simOutbox, refs []string) ([]any, error) {
+	n := len(rows)
 	cols := struct {
 		from, to, body, encoding, media, outcome, carrierID []string
 		parts                                               []int64
 		createdAt                                           []time.Time
-	}{}
-	for _, r := range rows {
-		media, err := json.Marshal(r.Media)
-		if err != nil {
-			return nil, fmt.Errorf("store: sim outbox media: %w", err)
+	}{make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]int64, n), make([]time.Time, n)}
+	for i, r := range rows {
+		cols.media[i] = "[]" // most messages have none: no encoder run
+		if len(r.Media) > 0 {
+			media, err := json.Marshal(r.Media)
+			if err != nil {
+				return nil, fmt.Errorf("store: sim outbox media: %w", err)
+			}
+			cols.media[i] = string(media)
 		}
-		cols.carrierID, cols.from, cols.to = append(cols.carrierID, r.CarrierID), append(cols.from, r.From), append(cols.to, r.To)
-		cols.body, cols.parts, cols.encoding = append(cols.body, r.Body), append(cols.parts, int64(r.Parts)), append(cols.encoding, r.Encoding)
-		cols.media, cols.outcome, cols.createdAt = append(cols.media, string(media)), append(cols.outcome, r.Outcome), append(cols.createdAt, r.CreatedAt)
+		cols.carrierID[i], cols.from[i], cols.to[i], cols.body[i] = r.CarrierID, r.From, r.To, r.Body
+		cols.parts[i], cols.encoding[i], cols.outcome[i], cols.createdAt[i] = int64(r.Parts), r.Encoding, r.Outcome, r.CreatedAt
 	}
 	return []any{refs, cols.carrierID, cols.from, cols.to, cols.body, cols.parts, cols.encoding, cols.media, cols.outcome, cols.createdAt}, nil
 }

@@ -155,16 +155,99 @@ func (c *Carrier) registerMessageWorkers(w *river.Workers) {
 // reference is unique in the outbox: a repeated submission stores nothing and answers with the
 // first one's carrier id and Duplicate set.
 func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Submission, error) {
+	e, err := c.entry(m)
+	if err != nil {
+		return carriers.Submission{}, err
+	}
+	sub, err := c.submits.Do(ctx, e)
+	if err != nil {
+		return carriers.Submission{}, submitFailed(e, err)
+	}
+	return sub, nil
+}
+
+// SubmitBatch submits messages together, each with Submit's answer (a submission or an error,
+// at the same index): those the carrier takes are stored in the outbox, with their receipts, in
+// one transaction per batcher's worth (200), where concurrent Submit calls that a dispatcher
+// starts one after the other are stored in as many flushes as reach the batcher apart (about four
+// for a claim of 30). Submissions of one reference in one call are stored once (the later ones
+// answer Duplicate); a failed transaction of several is made again for each message alone, as
+// the batcher does, so that one bad message does not hold back the others.
+func (c *Carrier) SubmitBatch(ctx context.Context, ms []carriers.Outbound) ([]carriers.Submission, []error) {
+	subs, errs := make([]carriers.Submission, len(ms)), make([]error, len(ms))
+	var (
+		es  []*OutboxEntry
+		idx []int
+	)
+	for i, m := range ms {
+		e, err := c.entry(m)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		es, idx = append(es, e), append(idx, i)
+	}
+	for len(es) > 0 {
+		n := min(len(es), submitBatch)
+		batch, at := es[:n], idx[:n]
+		es, idx = es[n:], idx[n:]
+		if err := ctx.Err(); err != nil {
+			for k, e := range batch {
+				errs[at[k]] = submitFailed(e, err)
+			}
+			continue
+		}
+		// As the batcher's flush: the transaction does not end with the caller's context, as the
+		// carrier may have the messages once it commits.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), submitTimeout)
+		out, err := c.store(fctx, batch)
+		cancel()
+		if err == nil {
+			for k := range batch {
+				subs[at[k]] = out[k]
+			}
+			continue
+		}
+		for k, e := range batch {
+			if len(batch) == 1 {
+				errs[at[k]] = submitFailed(e, err)
+				continue
+			}
+			sub, err := c.submits.Do(ctx, e)
+			if err != nil {
+				errs[at[k]] = submitFailed(e, err)
+				continue
+			}
+			subs[at[k]] = sub
+		}
+	}
+	return subs, errs
+}
+
+// submitBatch is the most submissions of one transaction; submitTimeout bounds one.
+const (
+	submitBatch   = 200
+	submitTimeout = 30 * time.Second
+)
+
+// submitFailed is the error of e's submission that the store failed with err.
+func submitFailed(e *OutboxEntry, err error) error {
+	return fmt.Errorf("sim: submit %s: %w", e.Reference, err)
+}
+
+// entry is what m becomes in the outbox, or the error the carrier answers m with at once (a
+// refused number, a flaky number's failures).
+func (c *Carrier) entry(m carriers.Outbound) (*OutboxEntry, error) {
 	switch m.To {
 	case RefuseNumber:
-		return carriers.Submission{}, &carriers.SubmitError{Permanent: true, Reason: carriers.FailureInvalidMobileNumber}
+		return nil, &carriers.SubmitError{Permanent: true, Reason: carriers.FailureInvalidMobileNumber}
 	case FlakyNumber:
 		c.mu.Lock()
 		c.flaky[m.Reference]++
 		n := c.flaky[m.Reference]
 		c.mu.Unlock()
 		if n <= FlakyAttempts {
-			return carriers.Submission{}, &carriers.SubmitError{Reason: carriers.FailureUnknown, Err: fmt.Errorf("simulated temporary failure %d", n)}
+			return nil, &carriers.SubmitError{Reason: carriers.FailureUnknown, Err: fmt.Errorf("simulated temporary failure %d", n)}
 		}
 	}
 	outcome := outcomeDelivered
@@ -177,13 +260,8 @@ func (c *Carrier) Submit(ctx context.Context, m carriers.Outbound) (carriers.Sub
 	for _, md := range m.Media {
 		media = append(media, md.URL)
 	}
-	e := &OutboxEntry{Reference: m.Reference, CarrierID: kit.NewID("sim"), From: m.From, To: m.To, Body: m.Body,
-		Parts: m.Segments, Encoding: m.Encoding, Media: media, Outcome: outcome, CreatedAt: c.cfg.Now().UTC()}
-	sub, err := c.submits.Do(ctx, e)
-	if err != nil {
-		return carriers.Submission{}, fmt.Errorf("sim: submit %s: %w", m.Reference, err)
-	}
-	return sub, nil
+	return &OutboxEntry{Reference: m.Reference, CarrierID: kit.NewID("sim"), From: m.From, To: m.To, Body: m.Body,
+		Parts: m.Segments, Encoding: m.Encoding, Media: media, Outcome: outcome, CreatedAt: c.cfg.Now().UTC()}, nil
 }
 
 // store puts concurrent submissions in the outbox in one transaction, which keeps their receipts

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -149,5 +150,69 @@ var _ = Describe("The simulated carrier's outbox", func() {
 			}
 			return k
 		}).Should(Equal(1))
+	})
+})
+
+// countingStore counts the transactions that put submissions into the outbox.
+type countingStore struct {
+	sim.Store
+	adds atomic.Int32
+}
+
+func (c *countingStore) AddToOutbox(ctx context.Context, es []*sim.OutboxEntry, then func(map[string]string) ([]sim.OwedReceipt, time.Time)) (int64, error) {
+	c.adds.Add(1)
+	return c.Store.AddToOutbox(ctx, es, then)
+}
+
+var _ = Describe("The simulated carrier's batch of submissions", func() {
+	It("stores the messages it takes in one transaction, each answered as Submit would be, with their receipts", func(ctx SpecContext) {
+		counted := &countingStore{Store: st.Sim()}
+		c, err := sim.New(sim.Config{Store: counted, Reporter: reports, Latency: -1, ReceiptGrace: receiptGrace, Logger: quiet})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(c.Close)
+		msg := func(to string) carriers.Outbound {
+			return carriers.Outbound{Reference: kit.NewID("msg"), From: "+18335550100", To: to, Body: "Batched.", Encoding: "gsm7", Segments: 1}
+		}
+		earlier := msg("+14155550130")
+		first, err := c.Submit(ctx, earlier)
+		Expect(err).NotTo(HaveOccurred())
+		twice := msg("+14155550131")
+		ms := []carriers.Outbound{msg("+14155550132"), twice, msg(sim.RefuseNumber), msg("+15005550003"), msg(sim.SilentNumber), earlier, twice}
+		counted.adds.Store(0)
+		subs, errs := c.SubmitBatch(ctx, ms)
+		Expect(counted.adds.Load()).To(Equal(int32(1)), "one transaction for the batch")
+		Expect(subs).To(HaveLen(len(ms)))
+		Expect(errs).To(HaveLen(len(ms)))
+		var refused *carriers.SubmitError
+		Expect(errors.As(errs[2], &refused)).To(BeTrue())
+		Expect(refused.Permanent).To(BeTrue())
+		for i := range ms {
+			if i != 2 {
+				Expect(errs[i]).NotTo(HaveOccurred())
+				Expect(subs[i].CarrierID).NotTo(BeEmpty())
+			}
+		}
+		Expect(subs[0].Duplicate || subs[1].Duplicate || subs[3].Duplicate || subs[4].Duplicate).To(BeFalse())
+		Expect(subs[5]).To(Equal(carriers.Submission{CarrierID: first.CarrierID, Duplicate: true}), "a reference stored before answers with its first carrier id")
+		Expect(subs[6]).To(Equal(carriers.Submission{CarrierID: subs[1].CarrierID, Duplicate: true}), "a reference twice in the batch is stored once")
+		for _, i := range []int{0, 1, 3, 4} {
+			entries, err := sim.Outbox(ctx, st.Sim(), ms[i].To)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(entries).To(ContainElement(SatisfyAll(HaveField("Reference", ms[i].Reference), HaveField("CarrierID", subs[i].CarrierID))))
+		}
+		receipts := func(ref string) (out []carriers.Receipt) {
+			for _, r := range reports.Reports() {
+				if r.Receipt != nil && r.Receipt.Reference == ref {
+					out = append(out, *r.Receipt)
+				}
+			}
+			return out
+		}
+		Eventually(func() []carriers.Receipt { return receipts(ms[0].Reference) }).Should(ConsistOf(HaveField("Status", carriers.ReceiptDelivered)))
+		Eventually(func() []carriers.Receipt { return receipts(twice.Reference) }).Should(HaveLen(1))
+		Eventually(func() []carriers.Receipt { return receipts(ms[3].Reference) }).Should(ConsistOf(
+			SatisfyAll(HaveField("Status", carriers.ReceiptFailed), HaveField("FailureReason", carriers.FailureLandline))))
+		Consistently(func() int { return len(receipts(ms[4].Reference)) + len(receipts(twice.Reference)) }, "1s").Should(Equal(1),
+			"the silent number gets none, a reference twice in the batch one")
 	})
 })

@@ -85,7 +85,7 @@ func New(cfg Config) (*Carrier, error) {
 		cfg.Logger = slog.Default()
 	}
 	c := &Carrier{cfg: cfg, flaky: map[string]int{}}
-	c.submits = kit.NewBatcher(200, 1, c.store)
+	c.submits = kit.NewBatcher(submitBatch, 1, c.store)
 	return c, nil
 }
 
