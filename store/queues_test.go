@@ -680,6 +680,8 @@ var _ = Describe("Queues", func() {
 			"(text[], text[], int[], int[], text[], timestamptz[], timestamptz, tid[], timestamptz[]) AS "+store.RecordLocatedPG,
 			`('{a,b}', '{succeeded,pending}', '{1,1}', '{204,500}', '{NULL,x}', '{NULL,NULL}', now(), '{"(0,1)","(0,2)"}', ARRAY[now(), now()])`)
 		Expect(text).To(MatchRegexp(`(?s)Delete on webhook_queue w_1\b.*Tid Scan on webhook_queue w_1\b`))
+		Expect(text).To(MatchRegexp(`(?s)Tid Scan on webhook_queue w_1\b.*Filter: \(\(hashed SubPlan \d+\) IS TRUE\)`),
+			"each row's delivery is looked up in a hash of the outcomes' ids")
 		Expect(text).NotTo(MatchRegexp(`Seq Scan on webhook_queue`))
 	})
 

@@ -289,11 +289,15 @@ const recordDeliveriesCTEs = recordOutcomesCTEs + `r AS (UPDATE webhook_queue w 
 			FROM u WHERE w.delivery_id = u.id AND u.status = 'pending'),
 		f AS (DELETE FROM webhook_queue w USING v WHERE w.delivery_id = v.id AND v.state <> 'pending' RETURNING 1)`
 
-// recordLocatedCTEs is recordDeliveriesPG's text with the queue rows found by their ctids.
+// recordLocatedCTEs is recordDeliveriesPG's text with the queue rows found by their ctids. The
+// check that each row found is one of the outcomes' deliveries is a hashed subplan (the IN, which
+// IS TRUE keeps from being made a join): written delivery_id = ANY (ARRAY(…)), it searched the
+// outcomes' ids one after another for each row, a search as long as the batch (EXPLAIN ANALYZE
+// of the delete's generic plan, 150 rows: 0.25 ms against 0.13, and 0.10 without the check).
 const recordLocatedCTEs = recordOutcomesCTEs + `r AS (UPDATE webhook_queue w SET due_at = COALESCE(u.next_attempt_at, $N6), leased_until = NULL, attempts = u.attempts
 			FROM u WHERE w.ctid = ANY (ARRAY(SELECT tid FROM v WHERE state = 'pending')) AND w.delivery_id = u.id AND u.status = 'pending'),
 		f AS (DELETE FROM webhook_queue w WHERE w.ctid = ANY (ARRAY(SELECT tid FROM v WHERE state <> 'pending'))
-			AND w.delivery_id = ANY (ARRAY(SELECT id FROM v WHERE state <> 'pending')) RETURNING 1)`
+			AND (w.delivery_id IN (SELECT id FROM v WHERE state <> 'pending')) IS TRUE RETURNING 1)`
 
 // recordDeliveriesArgs are the parameters of recordDeliveriesPG for outcomes recorded at at.
 func recordDeliveriesArgs(outs []DeliveryOutcome, at time.Time) []any {
