@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -94,6 +95,36 @@ type receiptItem struct {
 func (m *Messages) applyReceipt(ctx context.Context, carrier string, rc *carriers.Receipt) error {
 	_, err := m.receipts.Do(ctx, receiptItem{carrier: carrier, rc: rc})
 	return err
+}
+
+// ReportReceipts applies receipts of one carrier together, as Report applies each (the simulated
+// carrier reports those of a batch of submissions so): in operations of up to receiptBatch on the
+// calling goroutine, beside the receipts' batcher, without a goroutine and a batcher's call
+// apiece. An operation that fails is made again for each of its receipts alone, through Report's
+// path, as the batcher does, so that one bad receipt does not hold back the others.
+func (r *Reports) ReportReceipts(ctx context.Context, carrier string, rcs []*carriers.Receipt) error {
+	if r.messages == nil {
+		return ErrNotImplemented
+	}
+	for len(rcs) > 0 {
+		n := min(len(rcs), receiptBatch)
+		items := make([]receiptItem, n)
+		for i, rc := range rcs[:n] {
+			items[i] = receiptItem{carrier: carrier, rc: rc}
+		}
+		rcs = rcs[n:]
+		if _, err := r.messages.applyReceipts(ctx, items); err == nil {
+			continue
+		}
+		errs := make([]error, n)
+		for i, it := range items {
+			errs[i] = r.messages.applyReceipt(ctx, it.carrier, it.rc)
+		}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // applyReceipts records receipts: each message's outcome, message.delivered or message.failed

@@ -91,15 +91,35 @@ const (
 
 // report reports one message's fate.
 func (c *Carrier) report(ctx context.Context, a OwedReceipt) error {
+	return c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Receipt: c.receipt(a)})
+}
+
+// receipt is the receipt of a message's fate, as of now.
+func (c *Carrier) receipt(a OwedReceipt) *carriers.Receipt {
 	rc := &carriers.Receipt{Reference: a.Reference, CarrierID: a.CarrierID, Status: carriers.ReceiptDelivered, At: c.cfg.Now()}
 	if a.Outcome != outcomeDelivered {
 		rc.Status, rc.FailureReason = carriers.ReceiptFailed, a.Outcome
 	}
-	return c.cfg.Reporter.Report(ctx, carriers.Report{Carrier: Name, Receipt: rc})
+	return rc
 }
 
-// reportAll reports receipts at once, so that the core records them together.
+// batchReporter is a Reporter that takes many receipts of one carrier in one call (the core's
+// service.Reports), each as Report would, so that they are recorded together without a call of
+// Report apiece.
+type batchReporter interface {
+	ReportReceipts(ctx context.Context, carrier string, rcs []*carriers.Receipt) error
+}
+
+// reportAll reports receipts at once, so that the core records them together: in one call when
+// the Reporter takes batches, else concurrently.
 func (c *Carrier) reportAll(ctx context.Context, rs []OwedReceipt) error {
+	if b, ok := c.cfg.Reporter.(batchReporter); ok && len(rs) > 1 {
+		rcs := make([]*carriers.Receipt, len(rs))
+		for i, a := range rs {
+			rcs[i] = c.receipt(a)
+		}
+		return b.ReportReceipts(ctx, Name, rcs)
+	}
 	errs := make([]error, len(rs))
 	var wg sync.WaitGroup
 	for i, a := range rs {

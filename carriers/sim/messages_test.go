@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/switchboard/switchboard/carriers"
+	"github.com/switchboard/switchboard/carriers/carriertest"
 	"github.com/switchboard/switchboard/carriers/sim"
 	"github.com/switchboard/switchboard/kit"
 )
@@ -214,5 +215,52 @@ var _ = Describe("The simulated carrier's batch of submissions", func() {
 			SatisfyAll(HaveField("Status", carriers.ReceiptFailed), HaveField("FailureReason", carriers.FailureLandline))))
 		Consistently(func() int { return len(receipts(ms[4].Reference)) + len(receipts(twice.Reference)) }, "1s").Should(Equal(1),
 			"the silent number gets none, a reference twice in the batch one")
+	})
+})
+
+// batchRecorder is a Reporter that also takes many receipts in one call, as the core does.
+type batchRecorder struct {
+	*carriertest.Recorder
+	calls atomic.Int32
+}
+
+func (b *batchRecorder) ReportReceipts(ctx context.Context, carrier string, rcs []*carriers.Receipt) error {
+	b.calls.Add(1)
+	for _, rc := range rcs {
+		if err := b.Report(ctx, carriers.Report{Carrier: carrier, Receipt: rc}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ = Describe("The simulated carrier's receipts to a reporter that takes batches", func() {
+	It("come in one call for a batch of submissions, each with its message's fate", func(ctx SpecContext) {
+		rec := &batchRecorder{Recorder: carriertest.NewRecorder()}
+		c, err := sim.New(sim.Config{Store: st.Sim(), Reporter: rec, Latency: -1, ReceiptGrace: receiptGrace, Logger: quiet})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(c.Close)
+		msg := func(to string) carriers.Outbound {
+			return carriers.Outbound{Reference: kit.NewID("msg"), From: "+18335550100", To: to, Body: "Batched.", Encoding: "gsm7", Segments: 1}
+		}
+		ms := []carriers.Outbound{msg("+14155550140"), msg("+14155550141"), msg("+15005550005"), msg(sim.SilentNumber)}
+		_, errs := c.SubmitBatch(ctx, ms)
+		for _, err := range errs {
+			Expect(err).NotTo(HaveOccurred())
+		}
+		fates := func() map[string]string {
+			out := map[string]string{}
+			for _, r := range rec.Reports() {
+				if r.Receipt != nil {
+					out[r.Receipt.Reference] = string(r.Receipt.Status) + " " + r.Receipt.FailureReason
+				}
+			}
+			return out
+		}
+		Eventually(fates).Should(Equal(map[string]string{
+			ms[0].Reference: string(carriers.ReceiptDelivered) + " ", ms[1].Reference: string(carriers.ReceiptDelivered) + " ",
+			ms[2].Reference: string(carriers.ReceiptFailed) + " " + carriers.FailureOptedOutAtCarrier,
+		}))
+		Expect(rec.calls.Load()).To(Equal(int32(1)), "one call for the batch's three receipts")
 	})
 })
