@@ -37,7 +37,7 @@ func (s *Server) SendMessage(ctx context.Context, req gen.SendMessageRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return gen.SendMessage201JSONResponse(s.messageOut(m)), nil
+	return sentMessage(s.messageOut(m)), nil
 }
 
 // GetMessage returns one message.
