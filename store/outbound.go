@@ -259,11 +259,12 @@ func (s *Store) finishOutboundPG(ctx context.Context, outs []Outcome, rules Outc
 				var mms []string
 				// The rows of one sender and account repeat their text (textInterner).
 				var texts textInterner
+				var dest []any
 				for rows.Next() {
 					got = append(got, Finished{})
 					f := &got[len(got)-1]
-					dest := append(messageDest(&f.Message), &f.WasSending)
-					dest = append(append(dest, contactDest(&f.Contact)...), numberDest(&f.PhoneNumber)...)
+					dest = append(appendMessageDest(dest[:0], &f.Message), &f.WasSending)
+					dest = appendNumberDest(appendContactDest(dest, &f.Contact), &f.PhoneNumber)
 					if err := texts.scan(rows, dest); err != nil {
 						rows.Close()
 						return err

@@ -229,11 +229,12 @@ func (s *Store) claimOutboundPG(ctx context.Context, c OutboundCriteria, now tim
 		var reason *string
 		var blockedAt, retryAfter *time.Time
 		var texts textInterner
+		var dest []any
 		for rows.Next() {
 			out = append(out, OutboundWork{})
 			w := &out[len(out)-1]
-			dest := append(messageDest(&w.Message), &w.Claimed, &w.Attempts)
-			dest = append(append(dest, contactDest(&w.Contact)...), numberDest(&w.PhoneNumber)...)
+			dest = append(appendMessageDest(dest[:0], &w.Message), &w.Claimed, &w.Attempts)
+			dest = appendNumberDest(appendContactDest(dest, &w.Contact), &w.PhoneNumber)
 			if err := texts.scan(rows, append(dest, &reason, &blockedAt, &retryAfter, &w.QueueRow.tid)); err != nil {
 				return err
 			}

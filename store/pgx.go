@@ -79,26 +79,26 @@ func colsOf(alias string, cols []string) string {
 	return strings.Join(out, ", ")
 }
 
-// messageDest returns the scan destinations of messageCols for m, with room for those of the
-// columns that the hot paths read beside a message (its contact's, its number's and a few more),
-// so that appending them does not copy the slice again.
-func messageDest(m *Message) []any {
-	return append(make([]any, 0, len(messageCols)+len(contactCols)+len(numberCols)+8), &m.ID, &m.ProjectID, &m.AccountID, &m.ConversationID, &m.PhoneNumberID, &m.SenderType, &m.ContactID,
+// appendMessageDest appends the scan destinations of messageCols for m to dest. The hot paths'
+// queries scan each row into the same dest, emptied (dest[:0]): pgx takes the destinations only
+// while it scans a row, and a row of a message with its contact and number has about 60 of them.
+func appendMessageDest(dest []any, m *Message) []any {
+	return append(dest, &m.ID, &m.ProjectID, &m.AccountID, &m.ConversationID, &m.PhoneNumberID, &m.SenderType, &m.ContactID,
 		&m.Direction, &m.Status, &m.Body, &m.Metadata, &m.Encoding, &m.Segments, &m.Type, &m.FromNumber, &m.ToNumber, &m.Carrier,
 		&m.CarrierID, &m.BlastID, &m.AutoReply, &m.Traceparent, &m.FailureReason, &m.NotBefore, &m.CreatedAt, &m.UpdatedAt,
 		&m.SendAt, &m.SentAt, &m.DeliveredAt, &m.FailedAt, &m.ReceivedAt)
 }
 
-// contactDest returns the scan destinations of contactCols for c.
-func contactDest(c *Contact) []any {
-	return []any{&c.ID, &c.ProjectID, &c.AccountID, &c.PhoneNumber, &c.Email, &c.FirstName, &c.LastName, &c.Metadata,
-		&c.OutboundDisabled, &c.OptedOut, &c.CreatedAt, &c.UpdatedAt}
+// appendContactDest appends the scan destinations of contactCols for c to dest.
+func appendContactDest(dest []any, c *Contact) []any {
+	return append(dest, &c.ID, &c.ProjectID, &c.AccountID, &c.PhoneNumber, &c.Email, &c.FirstName, &c.LastName, &c.Metadata,
+		&c.OutboundDisabled, &c.OptedOut, &c.CreatedAt, &c.UpdatedAt)
 }
 
-// numberDest returns the scan destinations of numberCols for n.
-func numberDest(n *PhoneNumber) []any {
-	return []any{&n.ID, &n.ProjectID, &n.AccountID, &n.Number, &n.Type, &n.Country, &n.Name, &n.Metadata, &n.Carrier,
-		&n.CampaignID, &n.AttachmentStatus, &n.CreatedAt, &n.UpdatedAt, &n.ReleasedAt}
+// appendNumberDest appends the scan destinations of numberCols for n to dest.
+func appendNumberDest(dest []any, n *PhoneNumber) []any {
+	return append(dest, &n.ID, &n.ProjectID, &n.AccountID, &n.Number, &n.Type, &n.Country, &n.Name, &n.Metadata, &n.Carrier,
+		&n.CampaignID, &n.AttachmentStatus, &n.CreatedAt, &n.UpdatedAt, &n.ReleasedAt)
 }
 
 // utcMessage puts a scanned message's times in UTC, as gorm's reads give them. The optional
