@@ -110,9 +110,26 @@ var _ = Describe("The data of message events", func() {
 		}
 	})
 
+	It("and of conversation.created are json.Marshal's bytes too", func() {
+		r := rand.New(rand.NewPCG(21, 7))
+		for range 2000 {
+			m := full(r)
+			d := webhooks.ConversationCreatedData{ID: m.Conversation.ID, PhoneNumber: m.Conversation.PhoneNumber, Contact: m.Conversation.Contact}
+			got, ok := d.AppendJSON(nil)
+			want, err := json.Marshal(d)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeTrue())
+			Expect(string(got)).To(Equal(string(want)))
+		}
+		d := webhooks.ConversationCreatedData{Contact: webhooks.Contact{CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}
+		_, ok := d.AppendJSON(nil)
+		Expect(ok).To(BeFalse())
+	})
+
 	It("write every field of their types (a new field must be added to AppendJSON)", func() {
 		for t, fields := range map[reflect.Type]int{reflect.TypeFor[webhooks.MessageData](): 18, reflect.TypeFor[webhooks.Conversation](): 3,
-			reflect.TypeFor[webhooks.Contact](): 9, reflect.TypeFor[webhooks.PhoneNumber](): 5, reflect.TypeFor[webhooks.Attachment](): 4} {
+			reflect.TypeFor[webhooks.ConversationCreatedData](): 3,
+			reflect.TypeFor[webhooks.Contact]():                 9, reflect.TypeFor[webhooks.PhoneNumber](): 5, reflect.TypeFor[webhooks.Attachment](): 4} {
 			Expect(t.NumField()).To(Equal(fields), "%s", t)
 		}
 	})
