@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // tracer makes the spans of statement batches; it is the process's current one (a no-op unless tracing is on), looked up at each use.
@@ -32,8 +33,12 @@ type Batcher[T, R any] struct {
 	mu      sync.Mutex
 	pending []*batchCall[T, R]
 	active  int
+	// calls are Do's calls, reused (a call and its channel were two allocations a call).
+	calls sync.Pool
 }
 
+// batchCall is one call of Do. Its flush sends one value on done (buffered), which Do receives
+// before it reuses the call.
 type batchCall[T, R any] struct {
 	ctx  context.Context
 	item T
@@ -65,7 +70,11 @@ func (b *Batcher[T, R]) Linger(d time.Duration) *Batcher[T, R] {
 
 // Do adds item to the next batch and returns its result once that batch is flushed.
 func (b *Batcher[T, R]) Do(ctx context.Context, item T) (R, error) {
-	c := &batchCall[T, R]{ctx: ctx, item: item, done: make(chan struct{})}
+	c, _ := b.calls.Get().(*batchCall[T, R])
+	if c == nil {
+		c = &batchCall[T, R]{done: make(chan struct{}, 1)}
+	}
+	c.ctx, c.item = ctx, item
 	b.mu.Lock()
 	b.pending = append(b.pending, c)
 	start := b.active < b.parallel
@@ -77,7 +86,10 @@ func (b *Batcher[T, R]) Do(ctx context.Context, item T) (R, error) {
 		go b.run()
 	}
 	<-c.done
-	return c.res, c.err
+	res, err := c.res, c.err
+	*c = batchCall[T, R]{done: c.done}
+	b.calls.Put(c)
+	return res, err
 }
 
 // run flushes batches until none is pending.
@@ -105,7 +117,7 @@ func (b *Batcher[T, R]) run() {
 func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) int {
 	defer func() {
 		for _, c := range calls {
-			close(c.done)
+			c.done <- struct{}{} // c is its Do's again: not to be touched after this
 		}
 	}()
 	// Calls whose caller gave up are dropped; the others share the flush.
@@ -122,15 +134,19 @@ func (b *Batcher[T, R]) flushCalls(calls []*batchCall[T, R]) int {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(live[0].ctx), flushTimeout)
 	defer cancel()
-	// One span per statement batch: a child of the first caller's span, linked to the others'.
-	links := make([]trace.Link, 0, len(live))
-	for _, c := range live[1:] {
-		if sc := trace.SpanContextFromContext(c.ctx); sc.IsValid() {
-			links = append(links, trace.Link{SpanContext: sc})
+	// One span per statement batch while tracing is on (Traced): a child of the first caller's
+	// span, linked to the others'.
+	var span trace.Span = noop.Span{}
+	if Traced() {
+		links := make([]trace.Link, 0, len(live))
+		for _, c := range live[1:] {
+			if sc := trace.SpanContextFromContext(c.ctx); sc.IsValid() {
+				links = append(links, trace.Link{SpanContext: sc})
+			}
 		}
+		ctx, span = tracer().Start(ctx, "store.batch", trace.WithLinks(links...),
+			trace.WithAttributes(attribute.Int("switchboard.batch.items", len(live))))
 	}
-	ctx, span := tracer().Start(ctx, "store.batch", trace.WithLinks(links...),
-		trace.WithAttributes(attribute.Int("switchboard.batch.items", len(live))))
 	defer span.End()
 	items := make([]T, len(live))
 	for i, c := range live {
