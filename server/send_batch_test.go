@@ -8,6 +8,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/switchboard/switchboard/server"
+	"github.com/switchboard/switchboard/store"
 )
 
 // The group commit of sends (service/send_batch.go): concurrent sends share one read and one
@@ -164,6 +167,79 @@ var _ = Describe("Concurrent sends", func() {
 			}
 		}
 		Expect(shared()).To(BeNumerically(">", before), "no wave of concurrent sends formed a batch")
+	})
+	// On PostgreSQL a flush writes the sends of a context it keeps from an earlier read without
+	// reading it again, and its write checks the context itself: what another instance or a
+	// direct update changed in between takes effect at the next send.
+	It("answers a send of a context kept from an earlier one as a read would: a change made through another instance or directly in the database takes effect at the next send", func(ctx context.Context) {
+		b := newAPI(server.Config{RateLimit: -1, Core: otherInstance(ctx)})
+		onB := *t
+		onB.api = b
+		exec := func(q string, args ...any) {
+			ExpectWithOffset(1, st.DB().WithContext(ctx).Exec(q, args...).Error).To(Succeed())
+		}
+		reads := func() float64 { return metricValue(scrape(api), `switchboard_send_batch_seconds_count{phase="read"}`) }
+		send := func(to string) *response {
+			return t.post("/accounts/"+acct+"/messages", map[string]any{"to": to, "from": from, "body": "hello"})
+		}
+		created := func(r *response) map[string]any {
+			ExpectWithOffset(1, r).To(HaveStatus(http.StatusCreated), r.String())
+			return r.JSON()["conversation"].(map[string]any)
+		}
+		known := newHandset()
+		first := created(send(known))
+		before := reads()
+		again := created(send(known))
+		Expect(again["id"]).To(Equal(first["id"]), "the known recipient's conversation")
+		Expect(again["contact"]).To(Equal(first["contact"]))
+		created(send(newHandset()))
+		if st.Dialect() == store.Postgres {
+			Expect(reads()).To(Equal(before), "sends of a kept context are written without a read")
+		}
+
+		// The number renamed and given metadata by a direct update that leaves updated_at alone.
+		exec(`UPDATE phone_numbers SET name = 'Front desk', metadata = '{"desk":"1"}' WHERE number = ?`, from)
+		pn := created(send(newHandset()))["phone_number"].(map[string]any)
+		Expect(pn).To(HaveKeyWithValue("name", "Front desk"))
+		Expect(pn).To(HaveKeyWithValue("metadata", map[string]any{"desk": "1"}))
+
+		// The account archived through the other instance (which releases its numbers), then
+		// brought back directly.
+		Expect(onB.delete("/accounts/" + acct)).To(HaveStatus(http.StatusOK))
+		Expect(send(newHandset())).To(HaveError(http.StatusUnprocessableEntity, "account_archived"))
+		exec(`UPDATE accounts SET archived_at = NULL WHERE id = ?`, acct)
+		exec(`UPDATE phone_numbers SET released_at = NULL, attachment_status = ? WHERE number = ?`, store.AttachmentDone, from)
+		exec(`UPDATE campaigns SET status = ? WHERE id = (SELECT campaign_id FROM phone_numbers WHERE number = ?)`, store.CampaignActive, from)
+		created(send(newHandset()))
+		exec(`UPDATE accounts SET archived_at = ? WHERE id = ?`, time.Now().UTC(), acct) // its number left held
+		Expect(send(newHandset())).To(HaveError(http.StatusUnprocessableEntity, "account_archived"))
+		exec(`UPDATE accounts SET archived_at = NULL WHERE id = ?`, acct)
+		created(send(newHandset()))
+
+		// Quiet hours turned on directly, with a window of one minute half a day from now in UTC
+		// (the recipients are in New York): the message is held as scheduled.
+		now := clock.Now().UTC()
+		open := (now.Hour()*60 + now.Minute() + 720) % (24 * 60)
+		exec(`UPDATE accounts SET quiet_hours = TRUE, quiet_hours_start = ?, quiet_hours_end = ? WHERE id = ?`, open, (open+1)%(24*60), acct)
+		r := send(newHandset())
+		Expect(r).To(HaveStatus(http.StatusCreated), r.String())
+		Expect(r.JSON()).To(HaveKeyWithValue("status", "scheduled"))
+		exec(`UPDATE accounts SET quiet_hours = FALSE WHERE id = ?`, acct)
+		created(send(newHandset()))
+
+		// The number's campaign deactivated, then the number released, directly.
+		exec(`UPDATE campaigns SET status = 'deactivated' WHERE id = (SELECT campaign_id FROM phone_numbers WHERE number = ?)`, from)
+		Expect(send(newHandset())).To(HaveError(http.StatusUnprocessableEntity, "campaign_required"))
+		exec(`UPDATE campaigns SET status = 'active' WHERE id = (SELECT campaign_id FROM phone_numbers WHERE number = ?)`, from)
+		created(send(newHandset()))
+		exec(`UPDATE phone_numbers SET released_at = ? WHERE number = ?`, time.Now().UTC(), from)
+		Expect(send(newHandset())).To(HaveError(http.StatusUnprocessableEntity, "phone_number_not_found"))
+		exec(`UPDATE phone_numbers SET released_at = NULL WHERE number = ?`, from)
+
+		// The known contact opted out directly.
+		exec(`UPDATE contacts SET opted_out = TRUE WHERE account_id = ? AND phone_number = ?`, acct, known)
+		Expect(send(known)).To(HaveError(http.StatusUnprocessableEntity, "opted_out"))
+		created(send(newHandset()))
 	})
 })
 

@@ -121,7 +121,10 @@ type Messages struct {
 	sendConn       heldConn
 	sendBatchSizes prometheus.Histogram
 	sendBatchTimes *prometheus.HistogramVec
-	metrics        *carrierMetrics
+	// plain keeps the sends' contexts that need nothing special, for the flushes' writes without
+	// a read (send_batch.go).
+	plain   plainContexts
+	metrics *carrierMetrics
 }
 
 // NewMessages returns the Messages service.

@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,8 +15,11 @@ import (
 // The group commit of sends. Concurrent plain sends (no demo key, link shortening, attachments,
 // Idempotency-Key, or contact to create with outbound disabled) share one read of their contexts
 // and one write: on PostgreSQL one statement each for the whole batch (store.LoadSendContexts,
-// store.InsertOutboundBatch), on SQLite one transaction for the writes. A lone send is flushed at
-// once (kit.Batcher): batches form only while a flush is busy, so batching adds no wait.
+// store.InsertOutboundBatch), on SQLite one transaction for the writes. On PostgreSQL the sends of
+// a context that needed nothing special when a flush last read it (plainContexts) skip the read:
+// one statement writes them and checks their contexts itself (store.InsertOutboundPlain), and
+// those it does not write take the read and the write. A lone send is flushed at once
+// (kit.Batcher): batches form only while a flush is busy, so batching adds no wait.
 //
 // Each send of a batch gets its own outcome: its error (opted out, archived …) fails it alone. A
 // send the batch cannot write, having written nothing of it, goes Send's own way after the batch:
@@ -99,7 +104,7 @@ const (
 func newSendBatchTimes() *prometheus.HistogramVec {
 	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "switchboard_send_batch_seconds",
-		Help:    "Time of a batched send (POST /accounts/{id}/messages) by phase: wait (from joining the group commit to its flush), read (the flush's read of the contexts), write (the flush's write and commit); read and write are counted once per flush.",
+		Help:    "Time of a batched send (POST /accounts/{id}/messages) by phase: wait (from joining the group commit to its flush), read (the flush's read of the contexts), write (the flush's write and commit); read and write are counted once per statement.",
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
 	}, []string{"phase"})
 }
@@ -109,8 +114,9 @@ func batchable(ctx context.Context, p SendParams, contact store.Contact) bool {
 	return !p.Demo && !p.ShortenLinks && len(p.Attachments) == 0 && !contact.OutboundDisabled && !store.HasIdempotencyClaim(ctx)
 }
 
-// flushSends reads the contexts of a batch of sends, checks each as Send does, and writes those
-// that pass in one go.
+// flushSends writes a batch of sends: on PostgreSQL first those of contexts kept as plain, in
+// one statement that checks them (flushPlain), then the others and those that statement did not
+// write, after a read of their contexts (flushRead), each checked as Send does.
 func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOutcome, error) {
 	m.sendBatchSizes.Observe(float64(len(items)))
 	start := time.Now()
@@ -120,27 +126,168 @@ func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOut
 	}
 	st := m.sendConn.take(m.cfg.Store)
 	defer m.sendConn.done()
-	keys := make([]store.SendContextKey, len(items))
-	for i, it := range items {
-		keys[i] = store.SendContextKey{ProjectID: it.p.ProjectID, AccountID: it.p.AccountID, Ref: it.from, Recipient: it.msg.ToNumber}
+	out := make([]sendOutcome, len(items))
+	rest := make([]int, 0, len(items))
+	if m.cfg.Store.Dialect() != store.Postgres {
+		for i := range items {
+			rest = append(rest, i)
+		}
+	} else {
+		var err error
+		if rest, err = m.flushPlain(ctx, st, items, out); err != nil {
+			return nil, err
+		}
 	}
-	scs, errs, err := st.LoadSendContexts(ctx, keys)
+	if len(rest) == 0 {
+		return out, nil
+	}
+	return out, m.flushRead(ctx, st, items, rest, out)
+}
+
+// plainContextsMax is the most contexts plainContexts keeps; it forgets them all when it would
+// keep more.
+const plainContextsMax = 4096
+
+// plainContexts are the contexts of sends that needed nothing special when a flush read them
+// (store.PlainContext), by project, account and sender reference. What it keeps is only where a
+// flush starts: InsertOutboundPlain checks each context in the statement that writes its sends,
+// and a context that did not hold is forgotten and read again.
+type plainContexts struct {
+	mu   sync.Mutex
+	byID map[[3]string]*store.PlainContext
+}
+
+func (p *plainContexts) get(k [3]string) *store.PlainContext {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.byID[k]
+}
+
+// keep remembers c, or forgets the context of k when c is nil.
+func (p *plainContexts) keep(k [3]string, c *store.PlainContext) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case c == nil:
+		delete(p.byID, k)
+	case p.byID == nil || len(p.byID) >= plainContextsMax:
+		p.byID = map[[3]string]*store.PlainContext{k: c}
+	default:
+		p.byID[k] = c
+	}
+}
+
+// contextOf is the key of a send's context in plainContexts.
+func contextOf(it *sendItem) [3]string { return [3]string{it.p.ProjectID, it.p.AccountID, it.from} }
+
+// flushPlain writes the sends of items whose contexts plainContexts keeps, one to each new
+// recipient of an account, with store.InsertOutboundPlain, fills their outcomes, and returns the
+// positions of the others for flushRead. It forgets the contexts that did not hold.
+func (m *Messages) flushPlain(ctx context.Context, st *store.Store, items []*sendItem, out []sendOutcome) ([]int, error) {
+	rest := make([]int, 0, len(items))
+	var (
+		contexts []store.PlainContext
+		keys     [][3]string
+		sends    []store.PlainSend
+		whose    []int
+		msgs     []store.Message
+	)
+	index := map[[3]string]int{}
+	recipients := map[[2]string]bool{}
+	for i, it := range items {
+		k := contextOf(it)
+		pc := m.plain.get(k)
+		pair := [2]string{it.p.AccountID, it.msg.ToNumber}
+		if pc == nil || recipients[pair] {
+			rest = append(rest, i)
+			continue
+		}
+		recipients[pair] = true
+		c, ok := index[k]
+		if !ok {
+			c = len(contexts)
+			index[k] = c
+			contexts, keys = append(contexts, *pc), append(keys, k)
+		}
+		whose = append(whose, i)
+		msgs = append(msgs, it.msg)
+		sends = append(sends, store.PlainSend{Context: c})
+	}
+	if len(sends) == 0 {
+		return rest, nil
+	}
+	for j := range sends {
+		it, pc := items[whose[j]], &contexts[sends[j].Context]
+		np, err := newPair(it.p, it.contact, &pc.Sender, &msgs[j], it.now)
+		if err != nil {
+			out[whose[j]].err = err
+			continue
+		}
+		sends[j].Message, sends[j].New = &msgs[j], np
+	}
+	todo, at := sends[:0:0], whose[:0:0]
+	for j, s := range sends {
+		if s.Message != nil {
+			todo, at = append(todo, s), append(at, whose[j])
+		}
+	}
+	start := time.Now()
+	res, held, err := st.InsertOutboundPlain(ctx, contexts, todo)
 	if err != nil {
 		return nil, err
 	}
-	read := time.Now()
-	m.sendBatchTimes.WithLabelValues(sendPhaseRead).Observe(read.Sub(start).Seconds())
-	out := make([]sendOutcome, len(items))
-	sends := make([]store.OutboundSend, 0, len(items))
-	views := make([]*store.MessageView, 0, len(items))
-	whose := make([]int, 0, len(items))
-	fresh := map[[2]string]bool{}
-	for i, it := range items {
-		if errs[i] != nil {
-			out[i].err = errs[i]
+	m.sendBatchTimes.WithLabelValues(sendPhaseWrite).Observe(time.Since(start).Seconds())
+	for c, ok := range held {
+		if !ok {
+			m.plain.keep(keys[c], nil)
+		}
+	}
+	for j, r := range res {
+		i := at[j]
+		if !r.Written {
+			rest = append(rest, i)
 			continue
 		}
-		sc, msg := scs[i], it.msg
+		s := todo[j]
+		view := &store.MessageView{Attachments: []store.Attachment{}, PhoneNumber: contexts[s.Context].Sender, Message: *s.Message}
+		if r.Known != nil {
+			view.Contact = *r.Known.Contact
+		} else {
+			view.Contact = s.New.Contact
+		}
+		out[i].view = view
+	}
+	sort.Ints(rest)
+	return rest, nil
+}
+
+// flushRead reads the contexts of the sends of items at positions at, checks each as Send does,
+// writes those that pass in one go, and keeps the contexts that needed nothing special.
+func (m *Messages) flushRead(ctx context.Context, st *store.Store, items []*sendItem, at []int, out []sendOutcome) error {
+	start := time.Now()
+	keys := make([]store.SendContextKey, len(at))
+	for j, i := range at {
+		it := items[i]
+		keys[j] = store.SendContextKey{ProjectID: it.p.ProjectID, AccountID: it.p.AccountID, Ref: it.from, Recipient: it.msg.ToNumber}
+	}
+	scs, errs, err := st.LoadSendContexts(ctx, keys)
+	if err != nil {
+		return err
+	}
+	read := time.Now()
+	m.sendBatchTimes.WithLabelValues(sendPhaseRead).Observe(read.Sub(start).Seconds())
+	postgres := m.cfg.Store.Dialect() == store.Postgres
+	sends := make([]store.OutboundSend, 0, len(at))
+	views := make([]*store.MessageView, 0, len(at))
+	whose := make([]int, 0, len(at))
+	fresh := map[[2]string]bool{}
+	for j, i := range at {
+		it := items[i]
+		if errs[j] != nil {
+			out[i].err = errs[j]
+			continue
+		}
+		sc, msg := scs[j], it.msg
 		if sc.QuietHours {
 			if err := m.holdForQuietHours(ctx, sc, &msg, it.now); err != nil {
 				out[i].err = err
@@ -155,6 +302,10 @@ func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOut
 		if err != nil {
 			out[i].err = err
 			continue
+		}
+		if postgres && !sc.QuietHours {
+			m.plain.keep(contextOf(it), &store.PlainContext{ProjectID: it.p.ProjectID, AccountID: it.p.AccountID, Ref: it.from,
+				Sender: *sender})
 		}
 		view := &store.MessageView{Attachments: []store.Attachment{}, PhoneNumber: *sender}
 		send := store.OutboundSend{Message: &msg}
@@ -185,11 +336,11 @@ func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOut
 		sends, views, whose = append(sends, send), append(views, view), append(whose, i)
 	}
 	if len(sends) == 0 {
-		return out, nil
+		return nil
 	}
 	written, err := st.InsertOutboundBatch(ctx, sends)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m.sendBatchTimes.WithLabelValues(sendPhaseWrite).Observe(time.Since(read).Seconds())
 	for j, i := range whose {
@@ -198,7 +349,7 @@ func (m *Messages) flushSends(ctx context.Context, items []*sendItem) ([]sendOut
 			out[i].view = views[j]
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // sendable refuses a send to a contact who opted out or whose outbound messaging is disabled.

@@ -38,11 +38,7 @@ func BenchmarkInsertOutboundBatch(b *testing.B) {
 			wal, _ := statementWAL()
 			for b.Loop() {
 				b.StopTimer()
-				now := time.Now().UTC()
-				sends := make([]store.OutboundSend, size)
-				for i := range sends {
-					sends[i] = send(now)
-				}
+				sends := batchOf(send, size)
 				b.StartTimer()
 				written, err := st.InsertOutboundBatch(ctx, sends)
 				if err != nil {
@@ -182,6 +178,16 @@ func benchSends(ctx context.Context, b *testing.B) (st *store.Store, pg bool, se
 	return st, pg, send
 }
 
+// batchOf makes size sends with send, all at the time of the call.
+func batchOf(send func(now time.Time) store.OutboundSend, size int) []store.OutboundSend {
+	now := time.Now().UTC()
+	sends := make([]store.OutboundSend, size)
+	for i := range sends {
+		sends[i] = send(now)
+	}
+	return sends
+}
+
 // benchSender opens a test store (closed when b ends) with a project, an account and its number.
 func benchSender(ctx context.Context, b *testing.B) (*store.Store, *store.Project, *store.Account, *store.PhoneNumber) {
 	st, cleanup, err := store.OpenTest(ctx, b.TempDir())
@@ -203,4 +209,76 @@ func benchSender(ctx context.Context, b *testing.B) (*store.Store, *store.Projec
 		b.Fatal(err)
 	}
 	return st, p, a, number
+}
+
+// BenchmarkSendFlush writes batches of sends to new recipients beside 20,000 other contacts of
+// the account, on PostgreSQL, the two ways a flush of the group commit of sends does: read, a
+// read of the contexts (LoadSendContexts) then the write (InsertOutboundBatch); plain, the
+// write of sends of a plain context that checks the context itself (InsertOutboundPlain). It
+// reports the time and the backends' CPU per message.
+func BenchmarkSendFlush(b *testing.B) {
+	ctx := context.Background()
+	st, pg, send := benchSends(ctx, b)
+	if !pg {
+		b.Skip("InsertOutboundPlain is PostgreSQL's")
+	}
+	var p, a, number string
+	if err := st.DB().Raw(`SELECT project_id, account_id, id FROM phone_numbers WHERE account_id IS NOT NULL`).Row().Scan(&p, &a, &number); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO contacts (id, project_id, account_id, phone_number, metadata, created_at, updated_at)
+			SELECT 'ctc_' || g, ?, ?, '+1416' || lpad(g::text, 7, '0'), '{}', now(), now() FROM generate_series(1, 20000) g WHERE ? <> ''`,
+		`INSERT INTO toll_free_campaigns (id, project_id, account_id, phone_number_id, carrier, status, params, created_at, updated_at)
+			VALUES ('tfc_bench', ?, ?, ?, 'sim', 'active', '{}', now(), now())`,
+	} {
+		if err := st.DB().Exec(q, p, a, number).Error; err != nil {
+			b.Fatal(err)
+		}
+	}
+	sc, err := st.LoadSendContext(ctx, p, a, "", "")
+	if err != nil || sc.Sender == nil {
+		b.Fatal("no sender", err)
+	}
+	plain := []store.PlainContext{{ProjectID: p, AccountID: a, Sender: sc.Sender.PhoneNumber}}
+	for _, size := range []int{1, 9, 30} {
+		for _, way := range []string{"read", "plain"} {
+			b.Run(fmt.Sprintf("batch=%d/%s", size, way), func(b *testing.B) {
+				msgs := 0
+				cpu := backendCPU(b, st)
+				for b.Loop() {
+					b.StopTimer()
+					sends := batchOf(send, size)
+					b.StartTimer()
+					if way == "read" {
+						keys := make([]store.SendContextKey, size)
+						for i, s := range sends {
+							keys[i] = store.SendContextKey{ProjectID: p, AccountID: a, Recipient: s.Message.ToNumber}
+						}
+						if _, _, err := st.LoadSendContexts(ctx, keys); err != nil {
+							b.Fatal(err)
+						}
+						if _, err := st.InsertOutboundBatch(ctx, sends); err != nil {
+							b.Fatal(err)
+						}
+					} else {
+						ps := make([]store.PlainSend, size)
+						for i, s := range sends {
+							ps[i] = store.PlainSend{Message: s.Message, New: s.New}
+						}
+						res, _, err := st.InsertOutboundPlain(ctx, plain, ps)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if !res[size-1].Written {
+							b.Fatal("a send was not written")
+						}
+					}
+					msgs += size
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(msgs)/1000, "µs/msg")
+				b.ReportMetric((backendCPU(b, st)-cpu).Seconds()*1e6/float64(msgs), "pg-µs/msg")
+			})
+		}
+	}
 }

@@ -207,6 +207,96 @@ var _ = Describe("Batched sends", func() {
 		}
 	})
 
+	It("writes the sends of a plain context without a read, to a new recipient or a known pair that may be sent to, and none of a context changed since it was read (PostgreSQL)", func(ctx context.Context) {
+		if st.Dialect() != store.Postgres {
+			Skip("InsertOutboundPlain is PostgreSQL's")
+		}
+		// A toll-free number with an active toll-free campaign may send.
+		Expect(st.DB().WithContext(ctx).Exec(`INSERT INTO toll_free_campaigns (id, project_id, account_id, phone_number_id, carrier,
+			status, params, created_at, updated_at) VALUES (?, ?, ?, ?, 'sim', ?, '{}', ?, ?)`, store.NewID(store.PrefixTollFreeCampaign),
+			project, account, number.ID, store.CampaignActive, now, now).Error).To(Succeed())
+		sc, err := st.LoadSendContext(ctx, project, account, "", handset())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sc.Sender).NotTo(BeNil())
+		plain := []store.PlainContext{{ProjectID: project, AccountID: account, Sender: sc.Sender.PhoneNumber}}
+		send := func(o store.OutboundSend) store.PlainSend {
+			return store.PlainSend{Message: o.Message, New: o.New}
+		}
+
+		// A known pair, a known contact who opted out, and a contact without a conversation.
+		prior, out := fresh(handset()), fresh(handset())
+		_, err = st.InsertOutboundBatch(ctx, []store.OutboundSend{prior, out})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.SetContactOptedOut(ctx, out.New.Contact.ID, true, now)).To(Succeed())
+		alone := handset()
+		Expect(st.CreateContact(ctx, &store.Contact{ProjectID: project, AccountID: account, PhoneNumber: alone})).To(Succeed())
+
+		a, known, optedOut, noConversation := fresh(handset()), fresh(prior.Message.ToNumber), fresh(out.Message.ToNumber), fresh(alone)
+		res, held, err := st.InsertOutboundPlain(ctx, plain, []store.PlainSend{send(a), send(known), send(optedOut), send(noConversation)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(held).To(Equal([]bool{true}))
+		Expect(res).To(HaveLen(4))
+		Expect(res[0]).To(Equal(store.PlainResult{Written: true}))
+		Expect(res[1].Written).To(BeTrue())
+		Expect(res[1].Known.Contact.ID).To(Equal(prior.New.Contact.ID))
+		Expect(res[1].Known.Conversation.ID).To(Equal(prior.New.Conversation.ID))
+		Expect(known.Message.ConversationID).To(Equal(prior.New.Conversation.ID), "the message names the pair it went to")
+		Expect(res[2:]).To(Equal([]store.PlainResult{{}, {}}))
+
+		v, err := st.GetMessage(ctx, project, known.Message.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(v.ConversationID).To(Equal(prior.New.Conversation.ID))
+		Expect(v.Contact.ID).To(Equal(prior.New.Contact.ID))
+		Expect(count(ctx, `SELECT COUNT(*) FROM conversations WHERE id = ?`, known.New.Conversation.ID)).To(BeZero())
+		Expect(count(ctx, `SELECT COUNT(*) FROM events WHERE data LIKE ?`, "%"+known.New.Conversation.ID+"%")).To(BeZero())
+		Expect(count(ctx, `SELECT COUNT(*) FROM contacts WHERE id = ?`, a.New.Contact.ID)).To(BeEquivalentTo(1))
+		Expect(count(ctx, `SELECT COUNT(*) FROM events WHERE type = 'conversation.created' AND data LIKE ?`, "%"+a.New.Conversation.ID+"%")).To(BeEquivalentTo(1))
+		for _, o := range []store.OutboundSend{a, known} {
+			Expect(count(ctx, `SELECT COUNT(*) FROM outbound_queue WHERE message_id = ?`, o.Message.ID)).To(BeEquivalentTo(1))
+		}
+		for _, o := range []store.OutboundSend{optedOut, noConversation} {
+			Expect(count(ctx, `SELECT COUNT(*) FROM messages WHERE id = ?`, o.Message.ID)).To(BeZero())
+			Expect(count(ctx, `SELECT COUNT(*) FROM contacts WHERE id = ?`, o.New.Contact.ID)).To(BeZero())
+		}
+
+		// Each change of the context since it was read: none of its sends is written.
+		for _, change := range []struct {
+			what string
+			ctx  func(*store.PlainContext)
+			undo string
+			q    string
+		}{
+			{what: "a name it did not read", ctx: func(c *store.PlainContext) { c.Sender.Name = ptr("Renamed") }},
+			{what: "metadata it did not read", ctx: func(c *store.PlainContext) { c.Sender.Metadata = store.Metadata{"k": "v"} }},
+			{what: "an account archived", q: `UPDATE accounts SET archived_at = now() WHERE id = ?`, undo: `UPDATE accounts SET archived_at = NULL WHERE id = ?`},
+			{what: "quiet hours on", q: `UPDATE accounts SET quiet_hours = TRUE WHERE id = ?`, undo: `UPDATE accounts SET quiet_hours = FALSE WHERE id = ?`},
+			{what: "a number released", q: `UPDATE phone_numbers SET released_at = now() WHERE account_id = ?`, undo: `UPDATE phone_numbers SET released_at = NULL WHERE account_id = ?`},
+			{what: "a toll-free campaign ended", q: `UPDATE toll_free_campaigns SET status = 'deactivated' WHERE account_id = ?`, undo: `UPDATE toll_free_campaigns SET status = 'active' WHERE account_id = ?`},
+		} {
+			c := plain[0]
+			if change.ctx != nil {
+				change.ctx(&c)
+			}
+			if change.q != "" {
+				Expect(st.DB().WithContext(ctx).Exec(change.q, account).Error).To(Succeed())
+			}
+			b := fresh(handset())
+			res, held, err := st.InsertOutboundPlain(ctx, []store.PlainContext{c}, []store.PlainSend{send(b)})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(held).To(Equal([]bool{false}), change.what)
+			Expect(res).To(Equal([]store.PlainResult{{}}), change.what)
+			Expect(count(ctx, `SELECT COUNT(*) FROM messages WHERE id = ?`, b.Message.ID)).To(BeZero(), change.what)
+			if change.undo != "" {
+				Expect(st.DB().WithContext(ctx).Exec(change.undo, account).Error).To(Succeed())
+			}
+		}
+		b := fresh(handset())
+		res, held, err = st.InsertOutboundPlain(ctx, plain, []store.PlainSend{send(b)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(held).To(Equal([]bool{true}))
+		Expect(res).To(Equal([]store.PlainResult{{Written: true}}))
+	})
+
 	It("writes one new contact per recipient when a batch holds two sends to it", func(ctx context.Context) {
 		to := handset()
 		one, two := fresh(to), fresh(to)
