@@ -323,8 +323,11 @@ func (s *Store) RecordSent(ctx context.Context, sent []Sent, at time.Time) error
 	// 150 messages, 3.4 of a 4.3 ms statement in EXPLAIN ANALYZE); with no join the plan is the
 	// TID scan or, on a small queue, the primary key's look-ups, whatever the statistics. A row
 	// that has moved since (claimed again after a lapsed lease) stays, and its next claim finds the
-	// message sent and drops it. Without every row's place, by message id.
-	dq := `dq AS (DELETE FROM outbound_queue q WHERE q.ctid = ANY($4::tid[]) AND q.message_id = ANY($1::text[]))`
+	// message sent and drops it. Each row's message is checked through a hashed subplan (IN over the
+	// ids, IS TRUE so that the planner keeps it a filter rather than a join): = ANY($1) searched the
+	// batch's ids one by one for every row, 210-310 against 115-200 us for 150 rows in the generic
+	// plan. Without every row's place, by message id.
+	dq := `dq AS (DELETE FROM outbound_queue q WHERE q.ctid = ANY($4::tid[]) AND (q.message_id IN (SELECT unnest($1::text[]))) IS TRUE)`
 	if !located {
 		dq = `dq AS (DELETE FROM outbound_queue q WHERE q.message_id = ANY($1::text[]))`
 	}
