@@ -470,6 +470,11 @@ func (m *Messages) submit(ctx context.Context, msg *store.Message) (*string, err
 	if messenger == nil {
 		return nil, err
 	}
+	return m.submitTo(ctx, msg, messenger, out)
+}
+
+// submitTo submits msg, as its carrier gets it (out), to that carrier, and returns as submit.
+func (m *Messages) submitTo(ctx context.Context, msg *store.Message, messenger carriers.Messenger, out carriers.Outbound) (*string, error) {
 	start := time.Now()
 	sctx, span := m.submitSpan(ctx, msg)
 	sub, err := messenger.Submit(sctx, out)
@@ -565,10 +570,7 @@ func (m *Messages) submitWave(ctx context.Context, works []*store.OutboundWork, 
 		}
 		b, ok := messenger.(batchSubmitter)
 		if !ok {
-			start := time.Now()
-			tctx, span := m.submitSpan(sctx, msg)
-			sub, err := messenger.Submit(tctx, out)
-			results[i].carrierID, results[i].err = m.submitted(sctx, msg, span, start, sub, err)
+			results[i].carrierID, results[i].err = m.submitTo(sctx, msg, messenger, out)
 			continue
 		}
 		if byCarrier[b] == nil {

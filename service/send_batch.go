@@ -216,20 +216,16 @@ func (m *Messages) flushPlain(ctx context.Context, st *store.Store, items []*sen
 	if len(sends) == 0 {
 		return rest, nil
 	}
-	for j := range sends {
-		it, pc := items[whose[j]], &contexts[sends[j].Context]
-		np, err := newPair(it.p, it.contact, &pc.Sender, &msgs[j], it.now)
+	todo, at := sends[:0:0], whose[:0:0]
+	for j, s := range sends {
+		it := items[whose[j]]
+		np, err := newPair(it.p, it.contact, &contexts[s.Context].Sender, &msgs[j], it.now)
 		if err != nil {
 			out[whose[j]].err = err
 			continue
 		}
-		sends[j].Message, sends[j].New = &msgs[j], np
-	}
-	todo, at := sends[:0:0], whose[:0:0]
-	for j, s := range sends {
-		if s.Message != nil {
-			todo, at = append(todo, s), append(at, whose[j])
-		}
+		s.Message, s.New = &msgs[j], np
+		todo, at = append(todo, s), append(at, whose[j])
 	}
 	start := time.Now()
 	res, held, err := st.InsertOutboundPlain(ctx, contexts, todo)

@@ -355,10 +355,11 @@ func (r *sendContextRow) known(recipient string, sender *Sender) *Pair {
 	return known
 }
 
-// deref is *p, or "" when p is nil.
-func deref(p *string) string {
+// deref is *p, or T's zero value when p is nil.
+func deref[T any](p *T) T {
 	if p == nil {
-		return ""
+		var zero T
+		return zero
 	}
 	return *p
 }

@@ -110,7 +110,7 @@ func (s *Store) InsertOutboundPlain(ctx context.Context, contexts []PlainContext
 						return err
 					}
 					if r.n == 0 {
-						made, kept = deref64(m), h
+						made, kept = deref(m), h
 						continue
 					}
 					if r.n < 1 || int(r.n) > len(sends) {
@@ -162,14 +162,6 @@ func (s *Store) InsertOutboundPlain(ctx context.Context, contexts []PlainContext
 		return res, held, nil
 	}
 	return nil, nil, errors.New("store: insert messages: a project has more than 128 webhook endpoints for one event type")
-}
-
-// deref64 is *p, or 0 when p is nil.
-func deref64(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // plainContextArgs are insertOutboundPlainPG's parameters of contexts ($30-$39).
