@@ -155,17 +155,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.rates = &rateLimiter{limit: rate.Limit(limit), burst: burst, keys: map[string]*rate.Limiter{}}
 
-	defineFormats.Do(func() {
-		openapi3.DefineStringFormatValidator("email", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForEmail))
-		openapi3.DefineStringFormatCallback("uri", func(v string) error {
-			u, err := url.Parse(v)
-			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-				return errors.New("is not an absolute http(s) URL")
-			}
-			return nil
-		})
-		openapi3filter.RegisterBodyDecoder("application/json", strictJSONBody)
-	})
+	registerFormats()
 	spec, err := gen.GetSwagger()
 	if err != nil {
 		return nil, fmt.Errorf("server: load embedded spec: %w", err)
@@ -263,6 +253,21 @@ func dropUnusableRequestID(h http.Header) {
 // defineFormats registers, once per process (kin-openapi keeps them globally), the validators
 // of the string formats the contract uses and the JSON body decoder.
 var defineFormats sync.Once
+
+// registerFormats registers them (defineFormats).
+func registerFormats() {
+	defineFormats.Do(func() {
+		openapi3.DefineStringFormatValidator("email", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForEmail))
+		openapi3.DefineStringFormatCallback("uri", func(v string) error {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return errors.New("is not an absolute http(s) URL")
+			}
+			return nil
+		})
+		openapi3filter.RegisterBodyDecoder("application/json", strictJSONBody)
+	})
+}
 
 // strictJSONBody decodes a JSON request body as kin-openapi's own decoder does, but refuses what
 // encoding/json would let through:
