@@ -13,20 +13,27 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// validationOptions are kin-openapi's options for every request: every failure at once, and no
-// authentication (authenticate has done it).
+// validationOptions are kin-openapi's options for every request: every failure at once, no
+// authentication (authenticate has done it), and the contract's patterns compiled by
+// compilePattern.
 var validationOptions = &openapi3filter.Options{
-	MultiError:         true,
-	AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+	MultiError:              true,
+	AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc,
+	SchemaValidationOptions: patternOptions,
 }
+
+// patternOptions has kin-openapi compile the patterns of parameters and bodies with
+// compilePattern (openapi3filter.Options.RegexCompiler reaches bodies only).
+var patternOptions = []openapi3.SchemaValidationOption{openapi3.SetSchemaRegexCompiler(compilePattern)}
 
 // keepingOptions are validationOptions that also leave the validated body on the request
 // (KeepValidatedValue), for the operations whose body schema is closed (closedBody): their
 // generated handlers bind that value instead of decoding the body a second time.
 var keepingOptions = &openapi3filter.Options{
-	MultiError:         true,
-	AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
-	KeepValidatedValue: true,
+	MultiError:              true,
+	AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc,
+	SchemaValidationOptions: patternOptions,
+	KeepValidatedValue:      true,
 }
 
 // operation is what validateRequest needs of one of the contract's operations.
