@@ -279,11 +279,37 @@ func registerFormats() {
 //   - NUL characters (\u0000) in any string or object key: PostgreSQL cannot store them in text
 //     and no field has a use for one. That is a 422 validation_error naming each field (a
 //     *nulError, which validationError reads), before anything reaches a handler or the store.
+//
+// Most bodies are read by decodeJSONValue, which takes anything in doubt the slow way below.
 func strictJSONBody(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
-	data, err := io.ReadAll(body)
-	if err != nil {
-		return nil, err
+	var data []byte
+	if br, ok := body.(*bytes.Reader); ok {
+		// kin-openapi hands the body it read: one copy of its size, not io.ReadAll's doublings.
+		data = make([]byte, br.Len())
+		_, _ = br.Read(data)
+	} else {
+		var err error
+		if data, err = io.ReadAll(body); err != nil {
+			return nil, err
+		}
 	}
+	return decodeJSONBody(data)
+}
+
+// decodeJSONBody is strictJSONBody's decoding of the body's bytes.
+func decodeJSONBody(data []byte) (any, error) {
+	if v, ok := decodeJSONValue(data); ok {
+		if err := refuseNUL(v, data); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	return slowJSONBody(data)
+}
+
+// slowJSONBody is decodeJSONBody by encoding/json, with the checks that decodeJSONValue makes as
+// it reads.
+func slowJSONBody(data []byte) (any, error) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -299,16 +325,24 @@ func strictJSONBody(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ open
 	if err := loneSurrogate(data); err != nil {
 		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
 	}
-	// A NUL character in a decoded string or key comes from a \u0000 escape: encoding/json
-	// refuses raw control characters in strings. Bodies without one are not walked.
+	if err := refuseNUL(v, data); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// refuseNUL returns a *nulError naming the strings and keys of v, decoded from data, that hold a
+// NUL character. One comes from a \u0000 escape (JSON refuses raw control characters in strings):
+// bodies without one are not walked.
+func refuseNUL(v any, data []byte) error {
 	if bytes.Contains(data, []byte(`\u0000`)) {
 		nul := &nulError{fields: map[string]string{}}
 		nul.find(v, "")
 		if len(nul.fields) > 0 {
-			return nil, nul
+			return nul
 		}
 	}
-	return v, nil
+	return nil
 }
 
 // loneSurrogate finds a \u escape of a UTF-16 surrogate that is not half of a pair in a JSON
