@@ -33,6 +33,34 @@ var (
 	gsmExtension = setOf("\f^{}\\[~]|€")
 )
 
+// gsmASCII is the septets of each ASCII character in GSM-7 (0: none, the character is not in
+// it), so that the usual body is segmented without a map lookup per character.
+var gsmASCII = func() (t [128]uint8) {
+	for r := range t {
+		t[r] = gsmSeptetsOf(rune(r))
+	}
+	return t
+}()
+
+// gsmSeptets is the septets of r in GSM-7: 1 in the default alphabet, 2 in the extension, 0 when
+// r is in neither.
+func gsmSeptets(r rune) int {
+	if r >= 0 && r < 128 {
+		return int(gsmASCII[r])
+	}
+	return int(gsmSeptetsOf(r))
+}
+
+func gsmSeptetsOf(r rune) uint8 {
+	switch {
+	case gsmBasic[r]:
+		return 1
+	case gsmExtension[r]:
+		return 2
+	}
+	return 0
+}
+
 func setOf(s string) map[rune]bool {
 	m := map[rune]bool{}
 	for _, r := range s {
@@ -55,18 +83,13 @@ type Segmentation struct {
 func Segment(body string) Segmentation {
 	gsm := true
 	for _, r := range body {
-		if !gsmBasic[r] && !gsmExtension[r] {
+		if gsmSeptets(r) == 0 {
 			gsm = false
 			break
 		}
 	}
 	if gsm {
-		return Segmentation{Encoding: EncodingGSM7, Segments: pack(body, gsmSingle, gsmPart, func(r rune) int {
-			if gsmExtension[r] {
-				return 2
-			}
-			return 1
-		})}
+		return Segmentation{Encoding: EncodingGSM7, Segments: pack(body, gsmSingle, gsmPart, gsmSeptets)}
 	}
 	return Segmentation{Encoding: EncodingUCS2, Segments: pack(body, ucsSingle, ucsPart, func(r rune) int {
 		if utf16.RuneLen(r) == 2 {

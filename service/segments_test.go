@@ -105,3 +105,10 @@ func FuzzSegments(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSegment segments the e2e load's body.
+func BenchmarkSegment(b *testing.B) {
+	for b.Loop() {
+		service.Segment("Load test message 1")
+	}
+}
