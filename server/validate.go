@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -57,8 +58,8 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 		if op == nil {
 			return next(c)
 		}
+		in := validationInputs.Get().(*openapi3filter.RequestValidationInput)
 		names, values := c.ParamNames(), c.ParamValues()
-		params := make(map[string]string, len(names))
 		for i, name := range names {
 			if i >= len(values) {
 				break
@@ -70,12 +71,16 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 					v = unescaped
 				}
 			}
-			params[name] = v
+			in.PathParams[name] = v
 		}
-		err := openapi3filter.ValidateRequest(req.Context(), &openapi3filter.RequestValidationInput{
-			Request: req, PathParams: params, Route: op.route, Options: op.options,
-		})
+		in.Request, in.Route, in.Options = req, op.route, op.options
+		err := openapi3filter.ValidateRequest(req.Context(), in)
 		if err == nil {
+			// Nothing kin-openapi leaves behind refers to the input (a validation error does). It
+			// keeps the request's query in it (GetQueryParams): all but the map is reset.
+			clear(in.PathParams)
+			*in = openapi3filter.RequestValidationInput{PathParams: in.PathParams}
+			validationInputs.Put(in)
 			return next(c)
 		}
 		var me openapi3.MultiError
@@ -91,6 +96,12 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 		return fmt.Errorf("server: validate request: %w", err)
 	}
 }
+
+// validationInputs are validateRequest's inputs to kin-openapi, each with its map of path
+// parameters, reused: two allocations and a map's growth a request.
+var validationInputs = sync.Pool{New: func() any {
+	return &openapi3filter.RequestValidationInput{PathParams: make(map[string]string, 2)}
+}}
 
 // operationRoute is kin-openapi's description of one operation of spec, as its router would
 // have found it for a request, except that it requires no security: authenticate has checked the
