@@ -221,7 +221,7 @@ func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		rest := io.NopCloser(bytes.NewReader(body))
 		if v, ok := c.Request().Body.(validated); ok {
-			// The value validateRequest kept stays for the handler to bind (see keepingOptions).
+			// The value validateRequest kept stays for the handler to bind (see operationOptions).
 			rest = keptBody{ReadCloser: rest, value: v.ValidatedValue()}
 		}
 		c.Request().Body = rest

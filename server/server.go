@@ -486,11 +486,7 @@ func (s *Server) indexRoutes(spec *openapi3.T) {
 				id = strings.ToLower(id[:1]) + id[1:]
 			}
 			s.routes[key] = id
-			o := &operation{route: operationRoute(spec, path, item, method, op), options: validationOptions}
-			if closedBody(op) {
-				o.options = keepingOptions
-			}
-			s.operations[key] = o
+			s.operations[key] = &operation{route: operationRoute(spec, path, item, method, op), options: operationOptions(item, op)}
 			if op.Security != nil && len(*op.Security) == 0 {
 				s.public[key] = true
 			}

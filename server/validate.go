@@ -16,8 +16,8 @@ import (
 
 // validationOptions are kin-openapi's options for every request: every failure at once, no
 // authentication (authenticate has done it), and the contract's patterns compiled by
-// compilePattern.
-var validationOptions = &openapi3filter.Options{
+// compilePattern. operationOptions adapts them to each operation.
+var validationOptions = openapi3filter.Options{
 	MultiError:              true,
 	AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc,
 	SchemaValidationOptions: patternOptions,
@@ -27,21 +27,79 @@ var validationOptions = &openapi3filter.Options{
 // compilePattern (openapi3filter.Options.RegexCompiler reaches bodies only).
 var patternOptions = []openapi3.SchemaValidationOption{openapi3.SetSchemaRegexCompiler(compilePattern)}
 
-// keepingOptions are validationOptions that also leave the validated body on the request
-// (KeepValidatedValue), for the operations whose body schema is closed (closedBody): their
-// generated handlers bind that value instead of decoding the body a second time.
-var keepingOptions = &openapi3filter.Options{
-	MultiError:              true,
-	AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc,
-	SchemaValidationOptions: patternOptions,
-	KeepValidatedValue:      true,
+// operationOptions are validationOptions for op (of the path item), which:
+//   - leave the validated body on the request (KeepValidatedValue) when its body schema is
+//     closed (closedBody): its generated handler binds that value instead of decoding the body a
+//     second time;
+//   - skip the setting of defaults (SkipSettingDefaults) when no schema of its parameters or body
+//     has one (setsDefaults): kin-openapi would otherwise look every property up once more, and
+//     set nothing.
+func operationOptions(item *openapi3.PathItem, op *openapi3.Operation) *openapi3filter.Options {
+	o := validationOptions
+	o.KeepValidatedValue = closedBody(op)
+	o.SkipSettingDefaults = !setsDefaults(item, op)
+	return &o
+}
+
+// setsDefaults reports whether a schema of op's parameters (or of the path item's) or of its
+// request body, however deep, has a default, which kin-openapi sets when a request leaves the
+// value out.
+func setsDefaults(item *openapi3.PathItem, op *openapi3.Operation) bool {
+	seen := map[*openapi3.Schema]bool{}
+	var has func(ref *openapi3.SchemaRef) bool
+	has = func(ref *openapi3.SchemaRef) bool {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return false
+		}
+		s := ref.Value
+		seen[s] = true
+		if s.Default != nil || has(s.Items) || has(s.Not) || has(s.AdditionalProperties.Schema) {
+			return true
+		}
+		for _, p := range s.Properties {
+			if has(p) {
+				return true
+			}
+		}
+		for _, branches := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, b := range branches {
+				if has(b) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, params := range []openapi3.Parameters{item.Parameters, op.Parameters} {
+		for _, p := range params {
+			if p.Value == nil {
+				continue
+			}
+			if has(p.Value.Schema) {
+				return true
+			}
+			for _, mt := range p.Value.Content {
+				if has(mt.Schema) {
+					return true
+				}
+			}
+		}
+	}
+	if op.RequestBody != nil && op.RequestBody.Value != nil {
+		for _, mt := range op.RequestBody.Value.Content {
+			if has(mt.Schema) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // operation is what validateRequest needs of one of the contract's operations.
 type operation struct {
 	// route is the operation as kin-openapi's router would have found it (operationRoute).
 	route *routers.Route
-	// options are validationOptions, or keepingOptions when its body schema is closed.
+	// options are its operationOptions.
 	options *openapi3filter.Options
 }
 

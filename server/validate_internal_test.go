@@ -42,4 +42,24 @@ var _ = Describe("Which request bodies bind the validated value", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(closedBody(spec.Paths.Find("/accounts/{account_id}/messages").Post)).To(BeTrue())
 	})
+
+	It("skips the setting of defaults only for operations whose schemas have none", func() {
+		spec, err := gen.GetSwagger()
+		Expect(err).NotTo(HaveOccurred())
+		send := spec.Paths.Find("/accounts/{account_id}/messages")
+		Expect(setsDefaults(send, send.Post)).To(BeFalse())
+		Expect(operationOptions(send, send.Post).SkipSettingDefaults).To(BeTrue())
+		// A list's limit has a default; so has a token's lifetime, in its body.
+		Expect(setsDefaults(send, send.Get)).To(BeTrue())
+		Expect(operationOptions(send, send.Get).SkipSettingDefaults).To(BeFalse())
+		tokens := spec.Paths.Find("/users/{user_id}/tokens")
+		Expect(setsDefaults(tokens, tokens.Post)).To(BeTrue())
+		// Defaults deep in a body: in an item of an array in a branch of a composition.
+		deep := openapi3.NewObjectSchema().WithProperty("a", openapi3.NewArraySchema().WithItems(
+			&openapi3.Schema{OneOf: openapi3.SchemaRefs{openapi3.NewStringSchema().WithDefault("x").NewRef()}}))
+		op := &openapi3.Operation{RequestBody: &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithJSONSchema(deep)}}
+		Expect(setsDefaults(&openapi3.PathItem{}, op)).To(BeTrue())
+		deep.Properties["a"].Value.Items.Value.OneOf[0].Value.Default = nil
+		Expect(setsDefaults(&openapi3.PathItem{}, op)).To(BeFalse())
+	})
 })
