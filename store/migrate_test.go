@@ -60,3 +60,25 @@ var _ = Describe("Migrations of instances that start together", func() {
 		Expect(total).To(Equal(pending), "every migration applied once, by one of them")
 	})
 })
+
+var _ = Describe("The collation of keys", func() {
+	It("is C for every text column of an index or a foreign key of the store's tables on PostgreSQL", func(ctx context.Context) {
+		if st.Dialect() != store.Postgres {
+			Skip("PostgreSQL only: SQLite compares text by its bytes")
+		}
+		// A key in the database's collation (C.UTF-8, en_US.UTF-8) is compared through strcoll at
+		// every insert into its indexes, and a comparison between it and a key in "C" is made in
+		// "C", which its index cannot serve (migration 0034). The job queue's tables are River's.
+		var mixed []string
+		Expect(st.DB().Raw(`SELECT DISTINCT c.relname || '.' || a.attname FROM pg_attribute a
+				JOIN pg_class c ON c.oid = a.attrelid
+				JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+			WHERE c.relkind = 'r' AND c.relname NOT LIKE 'river%' AND a.attnum > 0 AND NOT a.attisdropped
+				AND a.atttypid = 'text'::regtype AND a.attcollation <> (SELECT oid FROM pg_collation WHERE collname = 'C')
+				AND (EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND a.attnum = ANY (i.indkey::int2[]))
+					OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contype = 'f'
+						AND (k.conrelid = c.oid AND a.attnum = ANY (k.conkey) OR k.confrelid = c.oid AND a.attnum = ANY (k.confkey))))
+			ORDER BY 1`).Scan(&mixed).Error).To(Succeed())
+		Expect(mixed).To(BeEmpty(), "give these COLLATE \"C\" in their migration")
+	})
+})
