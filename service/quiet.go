@@ -53,8 +53,15 @@ func ParseClock(s string) (int, error) {
 	return 0, fmt.Errorf("%q is not a time of day (HH:MM, 00:00 to 23:59)", s)
 }
 
-// FormatClock writes minutes after midnight as HH:MM.
-func FormatClock(minutes int) string { return fmt.Sprintf("%02d:%02d", minutes/60, minutes%60) }
+// FormatClock writes minutes after midnight as HH:MM. A time of day (every stored window's) is
+// written without fmt (GET /accounts/{id} writes two); anything else as fmt writes %02d:%02d.
+func FormatClock(minutes int) string {
+	if minutes < 0 || minutes >= minutesPerDay {
+		return fmt.Sprintf("%02d:%02d", minutes/60, minutes%60)
+	}
+	h, m := minutes/60, minutes%60
+	return string([]byte{byte('0' + h/10), byte('0' + h%10), ':', byte('0' + m/10), byte('0' + m%10)})
+}
 
 // Validate refuses a window that is empty (or everything) or outside a day; field names the
 // request's object of the window ("quiet_hours" in the API).

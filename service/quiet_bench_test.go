@@ -25,3 +25,10 @@ func BenchmarkQuietHoursRelease(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFormatClock writes a window's two ends, as GET /accounts/{id} does.
+func BenchmarkFormatClock(b *testing.B) {
+	for b.Loop() {
+		_ = service.FormatClock(480) + service.FormatClock(1260)
+	}
+}

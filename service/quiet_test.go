@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,6 +25,12 @@ var _ = Describe("Quiet hours", func() {
 	}
 	day := service.DefaultQuietHours // 08:00 to 21:00
 	const nyHandset = "+16465550100" // New York City
+
+	It("writes every minute, and any other number, as fmt's %02d:%02d", func() {
+		for minutes := -200; minutes < 7000; minutes++ {
+			Expect(service.FormatClock(minutes)).To(Equal(fmt.Sprintf("%02d:%02d", minutes/60, minutes%60)), "%d", minutes)
+		}
+	})
 
 	DescribeTable("reads HH:MM times of day and refuses anything else",
 		func(in string, minutes int, ok bool) {
