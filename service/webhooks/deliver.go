@@ -446,7 +446,8 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	if err != nil {
 		return 0, err.Error(), attemptError
 	}
-	ts := strconv.FormatInt(now.Unix(), 10)
+	// The Webhook-Timestamp header is the svc-signature's t= ("t={ts},v1=…"), a string Sign made.
+	ts, _, _ := strings.Cut(strings.TrimPrefix(svc, "t="), ",")
 	if w.h1 != nil {
 		if t := w.h1.target(work.Endpoint.URL); t != nil {
 			r := h1Request{body: body}

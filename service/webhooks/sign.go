@@ -33,17 +33,17 @@ type envelope struct {
 // store's events are written by json.Marshal); other data is compacted, and anything else goes
 // through json.Marshal.
 func Body(e *store.Event) ([]byte, error) {
-	env := envelope{AccountID: e.AccountID, Type: e.Type, Timestamp: e.CreatedAt.UTC(), Data: json.RawMessage(e.Data)}
-	if y := env.Timestamp.Year(); y < 0 || y > 9999 || !plainJSONString(env.AccountID) || !plainJSONString(env.Type) {
-		return json.Marshal(env)
+	at := e.CreatedAt.UTC()
+	if y := at.Year(); y < 0 || y > 9999 || !plainJSONString(e.AccountID) || !plainJSONString(e.Type) {
+		return marshalEnvelope(e, at)
 	}
-	b := make([]byte, 0, len(e.Data)+len(env.AccountID)+len(env.Type)+80)
+	b := make([]byte, 0, len(e.Data)+len(e.AccountID)+len(e.Type)+80)
 	b = append(b, `{"account_id":"`...)
-	b = append(b, env.AccountID...)
+	b = append(b, e.AccountID...)
 	b = append(b, `","type":"`...)
-	b = append(b, env.Type...)
+	b = append(b, e.Type...)
 	b = append(b, `","timestamp":"`...)
-	b = env.Timestamp.AppendFormat(b, time.RFC3339Nano)
+	b = at.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","data":`...)
 	if canonicalJSON(e.Data) {
 		b = append(b, e.Data...)
@@ -52,10 +52,16 @@ func Body(e *store.Event) ([]byte, error) {
 	data := len(b)
 	buf := bytes.NewBuffer(b)
 	// json.Marshal compacts a RawMessage and escapes <, >, &, U+2028 and U+2029 in it.
-	if err := json.Compact(buf, env.Data); err != nil || htmlEscaped(buf.Bytes()[data:]) {
-		return json.Marshal(env)
+	if err := json.Compact(buf, []byte(e.Data)); err != nil || htmlEscaped(buf.Bytes()[data:]) {
+		return marshalEnvelope(e, at)
 	}
 	return append(buf.Bytes(), '}'), nil
+}
+
+// marshalEnvelope is Body by json.Marshal, for what its appends do not cover. The data is copied
+// into its RawMessage here only: the appends take it as the string it is.
+func marshalEnvelope(e *store.Event, at time.Time) ([]byte, error) {
+	return json.Marshal(envelope{AccountID: e.AccountID, Type: e.Type, Timestamp: at, Data: json.RawMessage(e.Data)})
 }
 
 // canonicalJSON reports whether s is one JSON value exactly as json.Marshal writes a RawMessage
@@ -136,7 +142,11 @@ func canonicalValue(s string, i, depth int) (int, bool) {
 // canonicalString checks the string that starts at s[i] (a quote) and returns the index after it.
 func canonicalString(s string, i int) (int, bool) {
 	for i++; i < len(s); i++ {
-		switch c := s[i]; {
+		c := s[i]
+		if !stringSpecial[c] {
+			continue
+		}
+		switch {
 		case c == '"':
 			return i + 1, true
 		case c < 0x20 || c == '<' || c == '>' || c == '&':
@@ -167,6 +177,19 @@ func canonicalString(s string, i int) (int, bool) {
 	}
 	return i, false
 }
+
+// stringSpecial marks the bytes canonicalString looks at inside a string (the rest it passes in
+// its fast path): the quote and the backslash, control characters, the characters json.Marshal
+// escapes for HTML, and the first byte of U+2028 and U+2029.
+var stringSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for _, c := range []byte{'"', '\\', '<', '>', '&', 0xe2} {
+		t[c] = true
+	}
+	return t
+}()
 
 // canonicalNumber checks the number that starts at s[i] and returns the index after it.
 func canonicalNumber(s string, i int) (int, bool) {
@@ -245,13 +268,18 @@ func NewSecret() (string, error) {
 func Sign(secrets []string, id string, at time.Time, body []byte) (webhookSignature, svcSignature string, err error) {
 	// scratch holds the prefix "{id}.{ts}." (its tail from ts on prefixes the svc-signature's
 	// message) and each MAC; out holds both headers, which become one string sliced in two.
-	scratch := make([]byte, 0, len(id)+22+sha256.Size)
+	scratch := make([]byte, 0, len(id)+22+2*sha256.Size)
 	scratch = append(append(scratch, id...), '.')
 	tsAt := len(scratch)
 	scratch = append(strconv.AppendInt(scratch, at.Unix(), 10), '.')
 	prefix := scratch[:len(scratch):len(scratch)]
 	ts := prefix[tsAt : len(prefix)-1]
 	sum := scratch[len(prefix):len(prefix)]
+	// Each secret's HMAC state is taken from its pool once and makes both of its MACs; the
+	// svc-signature's are kept in scratch until the webhook-signature's are written (one secret:
+	// no slice for them).
+	svcSums := sum[sha256.Size:sha256.Size]
+	var svcMore [][]byte
 	out := make([]byte, 0, len(secrets)*(48+69)+len(ts)+2)
 	for i, s := range secrets {
 		pool, err := signers.get(s)
@@ -266,18 +294,21 @@ func Sign(secrets []string, id string, at time.Time, body []byte) (webhookSignat
 			out = append(out, ' ')
 		}
 		out = base64.StdEncoding.AppendEncode(append(out, "v1,"...), m.Sum(sum[:0]))
+		m.Reset()
+		m.Write(prefix[tsAt:])
+		m.Write(body)
+		if i == 0 {
+			svcSums = m.Sum(svcSums[:0])
+		} else {
+			svcMore = append(svcMore, m.Sum(nil))
+		}
 		pool.Put(m)
 	}
 	std := len(out)
 	out = append(append(out, "t="...), ts...)
-	for _, s := range secrets {
-		pool, _ := signers.get(s)
-		m := pool.Get().(hash.Hash)
-		m.Reset()
-		m.Write(prefix[tsAt:])
-		m.Write(body)
-		out = hex.AppendEncode(append(out, ",v1="...), m.Sum(sum[:0]))
-		pool.Put(m)
+	out = hex.AppendEncode(append(out, ",v1="...), svcSums)
+	for _, mac := range svcMore {
+		out = hex.AppendEncode(append(out, ",v1="...), mac)
 	}
 	both := string(out)
 	return both[:std], both[std:], nil
