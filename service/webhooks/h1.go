@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -361,6 +362,14 @@ func (pc *h1Conn) write(ctx context.Context, deadline time.Time) (int, error) {
 // answer reads the answer to the request just written: its status, the start of its body, and
 // whether the connection may carry another request.
 func (pc *h1Conn) answer() (status int, snippet []byte, keep bool, err error) {
+	if status, snippet, keep, err, ok := pc.plainAnswer(); ok {
+		return status, snippet, keep, err
+	}
+	return pc.readAnswer()
+}
+
+// readAnswer is answer by net/http's ReadResponse, for any answer.
+func (pc *h1Conn) readAnswer() (status int, snippet []byte, keep bool, err error) {
 	var resp *http.Response
 	for n := 0; ; n++ {
 		if resp, err = http.ReadResponse(pc.br, nil); err != nil {
@@ -397,6 +406,135 @@ func (pc *h1Conn) answer() (status int, snippet []byte, keep bool, err error) {
 	m, end := body.Read(pc.scratch[:1])
 	keep = m == 0 && end == io.EOF && !resp.Close
 	return resp.StatusCode, snippet, keep, nil
+}
+
+// plainAnswer reads the common answer without http.ReadResponse (its header map, strings and
+// body reader were about 6 of an attempt's allocations): a 2xx of HTTP/1.1 whose headers and body
+// have all arrived, with no Transfer-Encoding, Connection or Content-Encoding, at most one
+// Content-Length (which a 204 ignores, as net/http does), and nothing out of the plainest header
+// syntax. It returns what answer returns, with ok true, when the answer is one; ok false when it
+// is not, having consumed nothing, and answer reads it with net/http. An error of the first read
+// is returned as ReadResponse returns it.
+func (pc *h1Conn) plainAnswer() (status int, snippet []byte, keep bool, err error, ok bool) {
+	br := pc.br
+	if br.Buffered() == 0 {
+		if _, err := br.Peek(1); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, nil, false, err, true
+		}
+	}
+	buf, _ := br.Peek(br.Buffered())
+	const proto = "HTTP/1.1 2"
+	if len(buf) < len(proto)+3 || string(buf[:len(proto)]) != proto {
+		return 0, nil, false, nil, false
+	}
+	d1, d2 := buf[len(proto)], buf[len(proto)+1]
+	if d1 < '0' || d1 > '9' || d2 < '0' || d2 > '9' {
+		return 0, nil, false, nil, false
+	}
+	status = 200 + int(d1-'0')*10 + int(d2-'0')
+	// The status line ends after the code or after a space and the reason; then come the header
+	// lines, up to a blank one.
+	at := len(proto) + 2
+	if buf[at] == ' ' {
+		at++
+	}
+	end, ok := plainLineEnd(buf, at)
+	if !ok || end != at && buf[len(proto)+2] != ' ' {
+		return 0, nil, false, nil, false
+	}
+	contentLength := -1
+	for {
+		at = end + 2
+		if end, ok = plainLineEnd(buf, at); !ok {
+			return 0, nil, false, nil, false
+		}
+		if end == at {
+			break // the blank line
+		}
+		name, value, found := bytes.Cut(buf[at:end], []byte(":"))
+		if !found || !plainHeaderName(name) {
+			return 0, nil, false, nil, false
+		}
+		value = bytes.Trim(value, " \t")
+		switch {
+		case asciiEqualFold(name, "Content-Length"):
+			if contentLength >= 0 || len(value) == 0 || len(value) > 9 {
+				return 0, nil, false, nil, false
+			}
+			contentLength = 0
+			for _, c := range value {
+				if c < '0' || c > '9' {
+					return 0, nil, false, nil, false
+				}
+				contentLength = contentLength*10 + int(c-'0')
+			}
+		case asciiEqualFold(name, "Transfer-Encoding"), asciiEqualFold(name, "Connection"),
+			asciiEqualFold(name, "Content-Encoding"):
+			return 0, nil, false, nil, false
+		}
+	}
+	line := end + 2 // the body's start
+	body := 0
+	switch {
+	case status == http.StatusNoContent:
+	case contentLength < 0:
+		return 0, nil, false, nil, false // a body to the connection's close
+	default:
+		body = contentLength
+	}
+	if len(buf)-line < body {
+		return 0, nil, false, nil, false // the body has not all arrived
+	}
+	if n := min(body, 256); n > 0 {
+		snippet = append([]byte(nil), buf[line:line+n]...)
+	}
+	_, _ = br.Discard(line + body)
+	return status, snippet, true, nil, true
+}
+
+// plainHeaderName reports whether b is a header name of letters, digits and hyphens, which
+// net/http reads as it is (its canonical form aside).
+func plainHeaderName(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiEqualFold reports whether the header name b (plainHeaderName) is s but for the case of
+// its letters.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		if b[i]|0x20 != s[i]|0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainLineEnd returns where the line that starts at buf[at] ends (its CR LF), ok false when
+// buf holds no CR LF from there or the line has a byte besides tab and printable ASCII.
+func plainLineEnd(buf []byte, at int) (int, bool) {
+	for i := at; i < len(buf); i++ {
+		switch c := buf[i]; {
+		case c == '\r':
+			return i, i+1 < len(buf) && buf[i+1] == '\n'
+		case c < 0x20 && c != '\t' || c > 0x7e:
+			return i, false
+		}
+	}
+	return len(buf), false
 }
 
 // readUpTo reads into buf until it is full or r has nothing more (at its end, or an error), and
