@@ -78,7 +78,7 @@ func (s *Server) GetAccount(ctx context.Context, req gen.GetAccountRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetAccount200JSONResponse(accountOut(a)), nil
+	return accountAnswer(accountOut(a)), nil
 }
 
 // UpdateAccount changes the fields present in the body; an archived account cannot change.
