@@ -764,4 +764,28 @@ var _ = Describe("Queues", func() {
 		dup.ID, dup.Carrier = store.NewID("msg"), "other"
 		Expect(st.Tx(ctx, func(tx *store.Store) error { return tx.InsertMessage(ctx, &dup, nil) })).To(Succeed())
 	})
+
+	It("key an inbound message by its carrier's id and an outbound one by none, once it is sent too", func() {
+		in := message(store.DirectionInbound, "carrier-44")
+		out := message(store.DirectionOutbound, "")
+		_, err := st.ClaimOutbound(ctx, criteria(now.Add(time.Second)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.RecordSent(ctx, []store.Sent{{ID: out.ID, CarrierID: "carrier-45"}}, now)).To(Succeed())
+		// keyOf is a message's inbound_carrier_id, "-" for NULL.
+		keyOf := func(id string) string {
+			var key []string
+			Expect(st.DB().Raw("SELECT COALESCE(inbound_carrier_id, '-') FROM messages WHERE id = ?", id).Scan(&key).Error).To(Succeed())
+			Expect(key).To(HaveLen(1))
+			return key[0]
+		}
+		Expect(keyOf(in.ID)).To(Equal("carrier-44"))
+		Expect(keyOf(out.ID)).To(Equal("-"))
+		if st.Dialect() == store.Postgres {
+			// A trigger writes the key as an inbound message is inserted (migration 0035); an update
+			// that would leave it stale is refused.
+			err := st.DB().Exec("UPDATE messages SET carrier_id = 'carrier-46' WHERE id = ?", in.ID).Error
+			Expect(err).To(MatchError(ContainSubstring("messages_inbound_carrier_id")))
+			Expect(keyOf(in.ID)).To(Equal("carrier-44"))
+		}
+	})
 })
