@@ -90,6 +90,9 @@ func (d *e2eDiag) start(ctx context.Context, dur time.Duration) {
 			}
 		}()
 	}
+	if os.Getenv("SWITCHBOARD_BENCH_DIAG_TRACE") == "0" {
+		return // the runtime trace slows the server down: a run without it shows the latencies as they are
+	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()

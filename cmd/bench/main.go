@@ -149,7 +149,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Recipients, "recipients", 0, "e2e: distinct recipients in rotation (0: a new one per message, as kload)")
 	fs.DurationVar(&o.QuietWait, "quiet-wait", 5*time.Minute, "e2e: how long each run waits for other work to fall to 15% of the CPU")
 	fs.IntVar(&o.PGStatements, "pg-statements", 0, "e2e: print this many of the costliest statements from pg_stat_statements")
-	fs.StringVar(&o.Diag, "diag", "", "e2e: a directory for each run's latency diagnostics (per-request latencies, GC trace, runtime trace, metrics, PostgreSQL wait events)")
+	fs.StringVar(&o.Diag, "diag", "", "e2e: a directory for each run's latency diagnostics (per-request latencies, GC trace, runtime trace unless SWITCHBOARD_BENCH_DIAG_TRACE=0 (the trace slows the server), metrics, PostgreSQL wait events)")
 	fs.StringVar(&o.ServerPprof, "server-pprof", "", "e2e: write CPU profiles of the server, the load and the sink over each load window to `prefix`-<db>[-load|-sink].pprof, and the server's allocations to `prefix`-<db>.pprof.allocs")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: go run ./cmd/bench [flags]\n\nScenarios:\n")
