@@ -75,10 +75,11 @@ func AppendJSONOptString(b []byte, s *string) []byte {
 	return AppendJSONString(b, *s)
 }
 
-// AppendJSONTime appends t as time.Time's MarshalJSON writes it (RFC 3339 with nanoseconds). It
-// reports false, having appended nothing, for a time that MarshalJSON refuses: a year outside
-// 0–9999 or an offset of a day or more.
-func AppendJSONTime(b []byte, t time.Time) ([]byte, bool) {
+// AppendJSONTime appends t as time.Time's MarshalJSON writes it (RFC 3339 with nanoseconds) and
+// returns ok, carried: false, having appended nothing, for a time that MarshalJSON refuses (a
+// year outside 0–9999 or an offset of a day or more), so that a document of several times, written
+// with ok passed from one to the next, is known to be whole or to be dropped.
+func AppendJSONTime(b []byte, t time.Time, ok bool) ([]byte, bool) {
 	if y := t.Year(); y < 0 || y > 9999 {
 		return b, false
 	}
@@ -87,7 +88,7 @@ func AppendJSONTime(b []byte, t time.Time) ([]byte, bool) {
 	}
 	b = append(b, '"')
 	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"'), true
+	return append(b, '"'), ok
 }
 
 // AppendJSONStringMap appends m as json.Marshal writes a map of strings: null when nil, the keys

@@ -40,7 +40,7 @@ var _ = Describe("JSON pieces", func() {
 
 			t := time.Unix(r.Int64N(300_000_000_000)-62_000_000_000, r.Int64N(1e9)).In(time.FixedZone("Z", (r.IntN(48)-24)*1800))
 			want, err = json.Marshal(t)
-			got, ok := kit.AppendJSONTime(nil, t)
+			got, ok := kit.AppendJSONTime(nil, t, true)
 			Expect(ok).To(Equal(err == nil), "%v", t)
 			if ok {
 				Expect(string(got)).To(Equal(string(want)))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/switchboard/switchboard/gen"
 	"github.com/switchboard/switchboard/kit"
@@ -13,18 +14,8 @@ import (
 type accountAnswer gen.Account
 
 func (a accountAnswer) VisitGetAccountResponse(w http.ResponseWriter) error {
-	buf := messageBuffers.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= 64<<10 {
-			messageBuffers.Put(buf)
-		}
-	}()
-	b := appendAccountJSON((*buf)[:0], (*gen.Account)(&a))
-	*buf = b
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(append(b, '\n')) // json.Encoder ends each value with a newline
-	return err
+	buf := answerBuffers.Get().(*[]byte)
+	return writeAnswer(w, http.StatusOK, buf, appendAccountJSON((*buf)[:0], (*gen.Account)(&a)))
 }
 
 // appendAccountJSON appends a as json.Marshal writes it (the fields in gen.Account's order, which
@@ -87,11 +78,7 @@ func appendAccountJSON(b []byte, a *gen.Account) []byte {
 	b = opt(b, "type", (*string)(o.Type))
 	b = opt(b, "website", o.Website)
 	b = append(b, `},"quiet_hours":{"enabled":`...)
-	if a.QuietHours.Enabled {
-		b = append(b, "true"...)
-	} else {
-		b = append(b, "false"...)
-	}
+	b = strconv.AppendBool(b, a.QuietHours.Enabled)
 	b = append(b, `,"end":`...)
 	b = kit.AppendJSONString(b, a.QuietHours.End)
 	b = append(b, `,"start":`...)

@@ -14,25 +14,38 @@ import (
 // encoding/json's reflection (the answer to every send).
 type sentMessage gen.Message
 
-// messageBuffers are sentMessage's buffers.
-var messageBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
 func (m sentMessage) VisitSendMessageResponse(w http.ResponseWriter) error {
-	buf := messageBuffers.Get().(*[]byte)
-	defer func() {
-		if cap(*buf) <= 64<<10 {
-			messageBuffers.Put(buf)
-		}
-	}()
+	buf := answerBuffers.Get().(*[]byte)
 	b, ok := appendMessageJSON((*buf)[:0], (*gen.Message)(&m))
-	*buf = b
 	if !ok {
+		doneAnswer(buf, b)
 		return gen.SendMessage201JSONResponse(m).VisitSendMessageResponse(w)
 	}
+	return writeAnswer(w, http.StatusCreated, buf, b)
+}
+
+// answerBuffers are the buffers of the answers written by hand (sentMessage, accountAnswer).
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// writeAnswer writes b, a JSON value appended to buf (from answerBuffers), as the generated
+// answers write theirs (the JSON Content-Type, status, the value and the newline json.Encoder
+// ends it with), and gives buf back.
+func writeAnswer(w http.ResponseWriter, status int, buf *[]byte, b []byte) error {
+	b = append(b, '\n')
+	defer doneAnswer(buf, b)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_, err := w.Write(append(b, '\n')) // json.Encoder ends each value with a newline
+	w.WriteHeader(status)
+	_, err := w.Write(b)
 	return err
+}
+
+// doneAnswer gives buf back to answerBuffers with b, what was appended to it, unless b grew
+// past 64 kB.
+func doneAnswer(buf *[]byte, b []byte) {
+	if cap(b) <= 64<<10 {
+		*buf = b
+		answerBuffers.Put(buf)
+	}
 }
 
 // appendMessageJSON appends m as json.Marshal writes it (the fields in gen.Message's order, which
@@ -40,7 +53,6 @@ func (m sentMessage) VisitSendMessageResponse(w http.ResponseWriter) error {
 // email address that does not parse), and b is then to be dropped.
 func appendMessageJSON(b []byte, m *gen.Message) (_ []byte, ok bool) {
 	ok = true
-	var fit bool
 	b = append(b, `{"attachments":`...)
 	if m.Attachments == nil {
 		b = append(b, "null"...)
@@ -70,8 +82,7 @@ func appendMessageJSON(b []byte, m *gen.Message) (_ []byte, ok bool) {
 	b = kit.AppendJSONOptString(b, m.Body)
 	c := &m.Conversation.Contact
 	b = append(b, `,"conversation":{"contact":{"created_at":`...)
-	b, fit = kit.AppendJSONTime(b, c.CreatedAt)
-	ok = ok && fit
+	b, ok = kit.AppendJSONTime(b, c.CreatedAt, ok)
 	if c.Email != nil {
 		// openapi_types.Email writes its parsed address (and refuses one that does not parse).
 		email, err := c.Email.MarshalJSON()
@@ -113,12 +124,10 @@ func appendMessageJSON(b []byte, m *gen.Message) (_ []byte, ok bool) {
 	b = append(b, `,"type":`...)
 	b = kit.AppendJSONString(b, string(n.Type))
 	b = append(b, `}},"created_at":`...)
-	b, fit = kit.AppendJSONTime(b, m.CreatedAt)
-	ok = ok && fit
+	b, ok = kit.AppendJSONTime(b, m.CreatedAt, ok)
 	if m.DeliveredAt != nil {
 		b = append(b, `,"delivered_at":`...)
-		b, fit = kit.AppendJSONTime(b, *m.DeliveredAt)
-		ok = ok && fit
+		b, ok = kit.AppendJSONTime(b, *m.DeliveredAt, ok)
 	}
 	b = append(b, `,"direction":`...)
 	b = kit.AppendJSONString(b, string(m.Direction))
@@ -126,8 +135,7 @@ func appendMessageJSON(b []byte, m *gen.Message) (_ []byte, ok bool) {
 	b = kit.AppendJSONString(b, string(m.Encoding))
 	if m.FailedAt != nil {
 		b = append(b, `,"failed_at":`...)
-		b, fit = kit.AppendJSONTime(b, *m.FailedAt)
-		ok = ok && fit
+		b, ok = kit.AppendJSONTime(b, *m.FailedAt, ok)
 	}
 	if m.FailureReason != nil {
 		b = append(b, `,"failure_reason":`...)
@@ -139,20 +147,17 @@ func appendMessageJSON(b []byte, m *gen.Message) (_ []byte, ok bool) {
 	b = kit.AppendJSONStringMap(b, m.Metadata)
 	if m.ReceivedAt != nil {
 		b = append(b, `,"received_at":`...)
-		b, fit = kit.AppendJSONTime(b, *m.ReceivedAt)
-		ok = ok && fit
+		b, ok = kit.AppendJSONTime(b, *m.ReceivedAt, ok)
 	}
 	b = append(b, `,"segments":`...)
 	b = strconv.AppendInt(b, int64(m.Segments), 10)
 	if m.SendAt != nil {
 		b = append(b, `,"send_at":`...)
-		b, fit = kit.AppendJSONTime(b, *m.SendAt)
-		ok = ok && fit
+		b, ok = kit.AppendJSONTime(b, *m.SendAt, ok)
 	}
 	if m.SentAt != nil {
 		b = append(b, `,"sent_at":`...)
-		b, fit = kit.AppendJSONTime(b, *m.SentAt)
-		ok = ok && fit
+		b, ok = kit.AppendJSONTime(b, *m.SentAt, ok)
 	}
 	b = append(b, `,"status":`...)
 	b = kit.AppendJSONString(b, string(m.Status))

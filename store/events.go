@@ -134,7 +134,7 @@ var deliverySlots = []int{deliveryIDsPerEvent, 16, 128}
 // insertEventsAndDeliveries is InsertEvents on PostgreSQL inside a transaction: one statement of
 // eventsFanout, then InsertWebhookDeliveries for the pairs beyond the ids it was given.
 func (s *Store) insertEventsAndDeliveries(ctx context.Context, evs []Event, at time.Time) error {
-	q := "WITH " + eventsFanout(1, deliveryIDsPerEvent, "") + "SELECT event_id, project_id, event_type, endpoint_id, (SELECT COUNT(*) FROM p WHERE delivery_id IS NOT NULL) FROM p WHERE delivery_id IS NULL UNION ALL SELECT '', '', '', '', " + eventsMade
+	q := "WITH " + eventsFanout(1, deliveryIDsPerEvent, "") + "SELECT event_id, project_id, event_type, endpoint_id, " + deliveriesMade + " FROM p WHERE delivery_id IS NULL UNION ALL SELECT '', '', '', '', " + eventsMade
 	rows, err := sqlTx(s.db).QueryContext(ctx, q, newEventArrays(evs, deliveryIDsPerEvent).args(at)...)
 	if err != nil {
 		return translate(err, "insert events")
@@ -277,10 +277,12 @@ func eventsFanout(first, slots int, filter string) string {
 // the watchers are notified.
 const eventsGuard = `SELECT (` + eventsMade + `) / CASE WHEN EXISTS (SELECT 1 FROM p WHERE delivery_id IS NULL) THEN 0 ELSE 1 END`
 
-// eventsMade is how many deliveries a statement of eventsFanout inserted (p's pairs with ids: d
-// inserts each or fails the statement), read with nt (which
-// notifies the watchers of its events' accounts).
-const eventsMade = `(SELECT COUNT(*) FROM p WHERE delivery_id IS NOT NULL) + 0 * (SELECT COUNT(*) FROM nt)`
+// eventsMade is how many deliveries a statement of eventsFanout inserted (deliveriesMade), read
+// with nt (which notifies the watchers of its events' accounts).
+const eventsMade = deliveriesMade + ` + 0 * (SELECT COUNT(*) FROM nt)`
+
+// deliveriesMade counts p's pairs with ids, each of which d inserts (or fails the statement).
+const deliveriesMade = `(SELECT COUNT(*) FROM p WHERE delivery_id IS NOT NULL)`
 
 // execEventsPG runs a statement built by build around eventsFanout (with eventsGuard last, at the
 // top level), with two delivery ids per event, then, should an event have more endpoints, with

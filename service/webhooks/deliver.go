@@ -446,8 +446,7 @@ func (w *Service) attempt(ctx context.Context, work *store.DeliveryWork) (status
 	if err != nil {
 		return 0, err.Error(), attemptError
 	}
-	// The Webhook-Timestamp header is the svc-signature's t= ("t={ts},v1=…"), a string Sign made.
-	ts, _, _ := strings.Cut(strings.TrimPrefix(svc, "t="), ",")
+	ts := strconv.FormatInt(now.Unix(), 10) // the Webhook-Timestamp header, the time both signatures sign
 	if w.h1 != nil {
 		if t := w.h1.target(work.Endpoint.URL); t != nil {
 			r := h1Request{body: body}

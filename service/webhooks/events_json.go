@@ -65,7 +65,7 @@ func (d MessageData) AppendJSON(b []byte) (_ []byte, ok bool) {
 	b = append(b, `,"type":`...)
 	b = kit.AppendJSONString(b, d.Type)
 	b = append(b, `,"created_at":`...)
-	b, ok = appendTime(b, d.CreatedAt, ok)
+	b, ok = kit.AppendJSONTime(b, d.CreatedAt, ok)
 	for _, f := range [...]struct {
 		name string
 		v    *time.Time
@@ -73,7 +73,7 @@ func (d MessageData) AppendJSON(b []byte) (_ []byte, ok bool) {
 		{`,"failed_at":`, d.FailedAt}, {`,"received_at":`, d.ReceivedAt}} {
 		if f.v != nil {
 			b = append(b, f.name...)
-			b, ok = appendTime(b, *f.v, ok)
+			b, ok = kit.AppendJSONTime(b, *f.v, ok)
 		}
 	}
 	if d.FailureReason != nil {
@@ -117,7 +117,7 @@ func (c *Contact) appendJSON(b []byte, ok bool) ([]byte, bool) {
 	b = append(b, `,"opted_out":`...)
 	b = strconv.AppendBool(b, c.OptedOut)
 	b = append(b, `,"created_at":`...)
-	b, ok = appendTime(b, c.CreatedAt, ok)
+	b, ok = kit.AppendJSONTime(b, c.CreatedAt, ok)
 	return append(b, '}'), ok
 }
 
@@ -134,11 +134,4 @@ func (n *PhoneNumber) appendJSON(b []byte) []byte {
 	b = append(b, `,"type":`...)
 	b = kit.AppendJSONString(b, n.Type)
 	return append(b, '}')
-}
-
-// appendTime appends t (kit.AppendJSONTime); ok stays true while every time so far could be
-// written.
-func appendTime(b []byte, t time.Time, ok bool) ([]byte, bool) {
-	b, fit := kit.AppendJSONTime(b, t)
-	return b, ok && fit
 }
